@@ -1,0 +1,336 @@
+/*
+ * zcache.h - the public interface of libzcache.
+ *
+ * libzcache simulates, in user space, the compressed page cache that Linux
+ * zcache (2010) put behind the Cleancache hooks.  When the kernel evicted a
+ * clean page-cache page it *put* the page to zcache; on a later page-cache
+ * miss it tried a *get* before reading the disk; truncate, unlink and umount
+ * *invalidated* the copies.  zcache kept pages LZO1X-1 compressed, only
+ * those that compressed to half a page or less, and stored pages of one
+ * repeated machine word (zero pages above all) with no space at all.
+ *
+ * This header is the whole API: a cache object with a cleancache-style
+ * put/get/invalidate interface over an arena of page frames bounded by a
+ * byte budget, a configuration struct with a "key=value,..." parser, exact
+ * statistics, and error codes.  Compressors, allocators and eviction
+ * policies are back-ends chosen by name.
+ *
+ * Conventions
+ *   - Fallible calls return 0 on success or a negative -ZC_E* code.
+ *     zc_put_page() may also return a positive ZC_PUT_* reason when it
+ *     declined to store the page (which is not an error: cleancache is
+ *     ephemeral).  zc_strerror() explains any of these values.
+ *   - The library never exits, aborts or prints.
+ *   - All heap memory, the arena included, comes from zc_config.mem.
+ *   - Thread safety: every function taking a zc_cache may be called from
+ *     several threads at once on the same cache.  Compression runs outside
+ *     the cache lock.  zc_config functions touch only their arguments.
+ *
+ * Copyright (C) 2026 the libzcache developers.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef ZCACHE_H
+#define ZCACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The version, stated once; CMake reads it from these three lines. */
+#define ZC_VERSION_MAJOR 0
+#define ZC_VERSION_MINOR 1
+#define ZC_VERSION_PATCH 0
+
+#define ZC__STR2(x) #x
+#define ZC__STR(x) ZC__STR2(x)
+#define ZC_VERSION_STRING                                                      \
+    ZC__STR(ZC_VERSION_MAJOR)                                                  \
+    "." ZC__STR(ZC_VERSION_MINOR) "." ZC__STR(ZC_VERSION_PATCH)
+
+#if defined(_WIN32) || !defined(__GNUC__)
+#define ZC_API
+#else
+#define ZC_API __attribute__((visibility("default")))
+#endif
+
+/** The library's version string, e.g. "0.1.0" (may differ from the header's
+ *  ZC_VERSION_STRING when a program runs against a newer shared library). */
+ZC_API const char *zc_version(void);
+
+/* ------------------------------------------------------------------------
+ * Error codes and put outcomes
+ * ------------------------------------------------------------------------ */
+
+/** Error codes: positive constants, returned negated (-ZC_EINVAL). */
+enum {
+    ZC_ENOENT = 1,   /* get: the page is not in the cache (a miss) */
+    ZC_EINVAL = 2,   /* bad argument: NULL, unknown pool, wrong page size,
+                        bad configuration key or value */
+    ZC_ENOMEM = 3,   /* zc_config.mem refused an allocation */
+    ZC_ENOSPC = 4,   /* a fixed limit was reached (pools, pages, objects) */
+    ZC_ECORRUPT = 5, /* an internal consistency check failed (a bug) */
+};
+
+/** Reasons why zc_put_page() did not store a page: positive return values.
+ *  A page that is not stored is simply absent; later gets miss. */
+enum {
+    ZC_PUT_REJECT_POOR = 1,    /* compressed size above accept_percent */
+    ZC_PUT_REJECT_NOSPACE = 2, /* no room even after evicting everything
+                                  evictable (e.g. capacity 0) */
+    ZC_PUT_REJECT_RACE = 3,    /* the pool was invalidated while the page
+                                  was being compressed */
+};
+
+/** A human-readable text for any value the API returns: 0, a negative
+ *  -ZC_E* error, or a positive ZC_PUT_* reason.  Never NULL; the string is
+ *  static.  Thread-safe. */
+ZC_API const char *zc_strerror(int code);
+
+/* ------------------------------------------------------------------------
+ * Keys
+ * ------------------------------------------------------------------------ */
+
+/** A file key: an inode number or a file handle of up to 24 bytes, as the
+ *  kernel's struct cleancache_filekey.  Two keys are equal iff all six
+ *  words are equal, so unused words must be zero. */
+typedef struct zc_filekey {
+    uint32_t fh[6];
+} zc_filekey;
+
+/** The key of inode number `ino`: the number in the first 8 bytes (native
+ *  byte order, as the kernel's union), the rest zero. */
+ZC_API zc_filekey zc_filekey_from_ino(uint64_t ino);
+
+/* ------------------------------------------------------------------------
+ * Configuration
+ * ------------------------------------------------------------------------ */
+
+/** The heap hook.  alloc(opaque, size) returns memory aligned for any type
+ *  or NULL; free(opaque, ptr) releases it (ptr is never NULL).  Both NULL
+ *  means malloc/free.  The cache calls them from inside its own locks, at
+ *  most one call at a time per cache unless several threads compress at
+ *  once; they must be thread-safe if the cache is shared between threads. */
+typedef struct zc_mem {
+    void *(*alloc)(void *opaque, size_t size);
+    void (*free)(void *opaque, void *ptr);
+    void *opaque;
+} zc_mem;
+
+/** A cache's configuration.  Start from zc_config_default(), change fields
+ *  or apply zc_config_parse(); zc_cache_create() validates and copies it.
+ *  Back-end names must be registered ones (zc_backend_name()). */
+typedef struct zc_config {
+    size_t capacity_bytes;   /* memory budget of the arena of page frames;
+                                0 stores only same-filled pages; at most
+                                ZC_CAPACITY_MAX */
+    size_t page_size;        /* a power of two, 512..65536; default 4096 */
+    const char *compressor;  /* "lzo" (lzo1x_1, default), "none" (raw) */
+    const char *allocator;   /* "zsmalloc" (default), "zbud" */
+    const char *policy;      /* "lru" (default) */
+    unsigned accept_percent; /* keep a page only if its compressed size is at
+                                most page_size*accept_percent/100; 0..100,
+                                default 50 (zcache's half-size rule) */
+    bool same_filled;        /* pages of one repeated 64-bit word are kept
+                                with no arena space; default true */
+    bool exclusive_gets;     /* a hit on a private pool removes the copy;
+                                default true.  Shared pools always keep it */
+    zc_mem mem;              /* all heap memory; {0} = malloc/free */
+} zc_config;
+
+/** The largest capacity_bytes (15 GiB): an arena object is named by 31 bits
+ *  of 8-byte units, with room left for the arena's chunk rounding. */
+#define ZC_CAPACITY_MAX ((size_t)15 << 30)
+
+/** The default configuration: 64 MiB, 4096-byte pages, lzo, zsmalloc, lru,
+ *  accept_percent 50, same_filled and exclusive_gets on, malloc/free. */
+ZC_API zc_config zc_config_default(void);
+
+/**
+ * Apply a "key=value,key=value" specification to *cfg.
+ *
+ * Keys: capacity (alias capacity_bytes), page_size, compressor, allocator,
+ * policy, accept_percent, same_filled, exclusive_gets.  Sizes take an
+ * optional K, M, G or T suffix (powers of 1024, optionally followed by
+ * "iB" or "B"); booleans are true/false, yes/no, on/off or 1/0.  Back-end
+ * names must be registered; cfg then points at the registry's copy of the
+ * name, so `spec` need not outlive the call.  Whitespace around keys and
+ * values is ignored; an empty spec changes nothing.
+ *
+ * Returns 0, or -ZC_EINVAL on an unknown key, a bad value or a NULL
+ * argument; then *cfg may hold the keys before the bad one.  Use
+ * zc_config_parse_error() for a message naming the offending item.
+ */
+ZC_API int zc_config_parse(zc_config *cfg, const char *spec);
+
+/** Like zc_config_parse(), and on failure writes a one-line message naming
+ *  the offending key or value into err[errlen] (always NUL-terminated when
+ *  errlen > 0). */
+ZC_API int zc_config_parse_error(zc_config *cfg, const char *spec, char *err,
+                                 size_t errlen);
+
+/** Write cfg as a spec string that zc_config_parse() reads back (the mem
+ *  hook is not included).  Returns the length it needed (excluding the
+ *  NUL), like snprintf; -ZC_EINVAL on NULL cfg. */
+ZC_API int zc_config_format(const zc_config *cfg, char *buf, size_t len);
+
+/* ------------------------------------------------------------------------
+ * Back-end registries
+ * ------------------------------------------------------------------------ */
+
+typedef enum zc_backend_kind {
+    ZC_BACKEND_COMPRESSOR = 0,
+    ZC_BACKEND_ALLOCATOR = 1,
+    ZC_BACKEND_POLICY = 2,
+} zc_backend_kind;
+
+/** The name of the i-th registered back-end of a kind (0, 1, ...), or NULL
+ *  past the end.  With zc_backend_doc() it gives tools their --help. */
+ZC_API const char *zc_backend_name(zc_backend_kind kind, size_t i);
+
+/** A one-line description of the i-th back-end of a kind, or NULL. */
+ZC_API const char *zc_backend_doc(zc_backend_kind kind, size_t i);
+
+/* ------------------------------------------------------------------------
+ * The cache
+ * ------------------------------------------------------------------------ */
+
+typedef struct zc_cache zc_cache;
+
+/**
+ * Create a cache.  The configuration is validated and copied; the cache
+ * holds no arena memory until pages are stored.
+ *
+ * Returns 0 and sets *out; -ZC_EINVAL if cfg or out is NULL or cfg is
+ * invalid (unknown back-end, page size not a power of two in 512..65536,
+ * accept_percent above 100, capacity above ZC_CAPACITY_MAX, a mem hook with
+ * only one of alloc/free); -ZC_ENOMEM.  The caller owns the cache.
+ */
+ZC_API int zc_cache_create(const zc_config *cfg, zc_cache **out);
+
+/** Destroy a cache and everything in it.  NULL is fine.  No other call on
+ *  the cache may be running or follow. */
+ZC_API void zc_cache_destroy(zc_cache *c);
+
+/**
+ * Create a private pool (one per mounted file system).  page_size must be
+ * the cache's.  Returns the pool id (>= 0); -ZC_EINVAL; -ZC_ENOMEM;
+ * -ZC_ENOSPC past 65535 live pools.
+ */
+ZC_API int zc_init_fs(zc_cache *c, size_t page_size);
+
+/**
+ * Create or join the shared pool of a 16-byte UUID (a clustered file
+ * system): calls with the same UUID return the same pool while it lives.
+ * Gets on shared pools never remove the copy.  Returns as zc_init_fs().
+ */
+ZC_API int zc_init_shared_fs(zc_cache *c, const uint8_t uuid[16],
+                             size_t page_size);
+
+/**
+ * Offer a page (page_size bytes, not retained) for key (pool, key, index).
+ *
+ * Any copy already held for the key is dropped first, also when the new
+ * page is then not stored.  A page of one repeated 64-bit word is stored
+ * with no arena space (if same_filled); other pages are compressed outside
+ * the cache lock and stored if the compressed size is at most
+ * accept_percent of a page, evicting pages by the policy until it fits.
+ *
+ * Returns 0 if stored; a positive ZC_PUT_* reason if not; -ZC_EINVAL for a
+ * NULL argument or unknown pool; -ZC_ENOMEM (the old copy is then gone and
+ * the cache is otherwise unchanged).
+ */
+ZC_API int zc_put_page(zc_cache *c, int pool, const zc_filekey *key,
+                       uint64_t index, const void *page);
+
+/**
+ * Look up a page and copy it into page[page_size].
+ *
+ * Returns 0 on a hit (on a private pool with exclusive_gets the copy is
+ * removed); -ZC_ENOENT on a miss (page untouched); -ZC_EINVAL.  Never
+ * returns data older than the last put of the key or data of an
+ * invalidated page, inode or pool.
+ */
+ZC_API int zc_get_page(zc_cache *c, int pool, const zc_filekey *key,
+                       uint64_t index, void *page);
+
+/** Drop the copy of one page, if any.  Returns 0 (also if there was none);
+ *  -ZC_EINVAL. */
+ZC_API int zc_invalidate_page(zc_cache *c, int pool, const zc_filekey *key,
+                              uint64_t index);
+
+/** Drop every page of one file.  Costs what it drops.  Returns 0;
+ *  -ZC_EINVAL. */
+ZC_API int zc_invalidate_inode(zc_cache *c, int pool, const zc_filekey *key);
+
+/** Drop every page of a pool and free the pool id (it may be handed out
+ *  again by a later init).  Returns 0; -ZC_EINVAL. */
+ZC_API int zc_invalidate_fs(zc_cache *c, int pool);
+
+/* ------------------------------------------------------------------------
+ * Statistics
+ * ------------------------------------------------------------------------ */
+
+/** Buckets of zc_stats.compr_size_hist: compressed sizes in sixteenths of a
+ *  page, the last one for outputs of a page or more (LZO expanded it). */
+#define ZC_HIST_BUCKETS 17
+
+/**
+ * Exact statistics.  Counters count since creation; "now" fields describe
+ * the cache at the moment of the call.  Every page that stops being held
+ * is counted once in exactly one of invalidates, evictions, replaced and
+ * exclusive_drops, so that
+ *   stored_pages == stored_puts - invalidates - evictions - replaced
+ *                   - exclusive_drops.
+ */
+typedef struct zc_stats {
+    uint64_t puts;            /* zc_put_page calls that were not errors */
+    uint64_t stored_puts;     /* puts that stored the page */
+    uint64_t succ_gets;       /* gets that hit */
+    uint64_t failed_gets;     /* gets that missed */
+    uint64_t invalidates;     /* pages dropped by invalidate_page/inode/fs */
+    uint64_t evictions;       /* pages dropped to make room */
+    uint64_t replaced;        /* pages dropped by a put of the same key */
+    uint64_t exclusive_drops; /* pages removed by an exclusive get hit */
+    uint64_t stored_pages;    /* pages held now, same-filled included */
+    uint64_t same_filled_pages; /* same-filled pages held now */
+    uint64_t raw_pages;       /* pages held now uncompressed in a whole frame
+                                 (compressed form did not fit one) */
+    uint64_t orig_data_size;  /* bytes of the pages held now */
+    uint64_t compr_data_size; /* compressed bytes held now (raw pages count a
+                                 page; same-filled pages nothing) */
+    uint64_t mem_used_total;  /* arena bytes in frames in use now */
+    uint64_t arena_bytes;     /* arena bytes obtained from mem now */
+    uint64_t meta_bytes;      /* all other heap bytes held now */
+    uint64_t reject_compress_poor; /* puts rejected by accept_percent */
+    uint64_t reject_nospace;  /* puts rejected for lack of room */
+    uint64_t reject_race;     /* puts dropped: pool invalidated meanwhile */
+    uint64_t compress_ns;     /* time compressing pages then stored */
+    uint64_t compress_ns_rejected; /* time compressing pages then rejected */
+    uint64_t decompress_ns;   /* time decompressing (or copying) on gets */
+    uint64_t compactions;     /* objects moved by allocator compaction */
+    uint64_t pools;           /* live pools now */
+    uint64_t objects;         /* files (pool, file key) with pages held now */
+    uint64_t compr_size_hist[ZC_HIST_BUCKETS]; /* compressions by size */
+} zc_stats;
+
+/** Fill *out with the cache's statistics (a consistent snapshot).
+ *  Returns 0; -ZC_EINVAL on NULL. */
+ZC_API int zc_stats_get(const zc_cache *c, zc_stats *out);
+
+/**
+ * Debug checker: walk every structure of the cache (index, policy lists,
+ * allocator, arena, accounting) and verify its invariants.  Costs time
+ * linear in the cache's size.  Returns 0, or -ZC_ECORRUPT naming nothing:
+ * a failure is a library bug.
+ */
+ZC_API int zc_cache_check(const zc_cache *c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ZCACHE_H */

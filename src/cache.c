@@ -1,0 +1,618 @@
+/*
+ * cache.c - the cleancache API: pools, put, get, invalidate.
+ *
+ * A put runs in two halves.  Outside the lock it detects a same-filled
+ * page (one repeated 64-bit word) or compresses the page into a scratch
+ * buffer of its own.  Under the lock it drops any copy the key already has
+ * (also when the new page is then rejected: a later get must never see the
+ * old data), applies the admission rule on the exact compressed size,
+ * asks the allocator for room, evicting by the policy until there is some,
+ * and links the new entry into its object.  A put that raced with the
+ * invalidation of its pool is dropped: every pool creation and drop bumps
+ * an epoch, and a pool born after the put began is not the pool the caller
+ * meant.
+ *
+ * What is stored:
+ *   same-filled page   an entry only (handle SAME, fill word in its links)
+ *   compressed page    6-byte header (entry id, size) + data, in the
+ *                      allocator's arena
+ *   raw page           a whole arena frame (handle RAW | frame), when the
+ *                      compressed form and its header would not fit the
+ *                      allocator's largest object (always for "none")
+ *
+ * A get decompresses under the lock, straight from the arena unless the
+ * object straddles two frames.  Every page that stops being held is
+ * dropped through drop(), which keeps the counters exact.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
+
+enum drop_cause { DROP_INVALIDATE, DROP_EVICT, DROP_REPLACE, DROP_EXCLUSIVE };
+
+zc_filekey zc_filekey_from_ino(uint64_t ino)
+{
+    zc_filekey k;
+
+    memset(&k, 0, sizeof(k));
+    memcpy(k.fh, &ino, sizeof(ino));
+    return k;
+}
+
+/* ---- same-filled pages -------------------------------------------------- */
+
+static inline uint64_t load64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static bool is_same_filled(const void *page, size_t ps, uint64_t *word)
+{
+    const uint8_t *p = page;
+    uint64_t v = load64(p);
+
+    /* The last word first: most pages differ there or early on. */
+    if (load64(p + ps - 8) != v)
+        return false;
+    for (size_t i = 8; i < ps - 8; i += 32) {
+        if (load64(p + i) != v || load64(p + i + 8) != v ||
+            load64(p + i + 16) != v || load64(p + i + 24) != v)
+            return false;
+    }
+    *word = v;
+    return true;
+}
+
+static void fill_words(void *page, size_t ps, uint64_t v)
+{
+    uint8_t *p = page;
+
+    for (size_t i = 0; i < ps; i += 8)
+        memcpy(p + i, &v, 8);
+}
+
+/* ---- scratch buffers ---------------------------------------------------- */
+
+static struct zc__scratch *scratch_get(zc_cache *c)
+{
+    struct zc__scratch *sc;
+    size_t head, wrk, bytes;
+
+    pthread_mutex_lock(&c->scratch_lock);
+    sc = c->scratch;
+    if (sc)
+        c->scratch = sc->next;
+    pthread_mutex_unlock(&c->scratch_lock);
+    if (sc)
+        return sc;
+    head = (sizeof(*sc) + 15) & ~(size_t)15;
+    wrk = (c->comp->wrkmem_size(c->cfg.page_size) + 15) & ~(size_t)15;
+    bytes = head + wrk + ZC__OBJ_HDR + c->comp->bound(c->cfg.page_size);
+    sc = zc__alloc(&c->mem, bytes);
+    if (!sc)
+        return NULL;
+    sc->next = NULL;
+    sc->wrkmem = (uint8_t *)sc + head;
+    sc->out = sc->wrkmem + wrk;
+    sc->bytes = bytes;
+    return sc;
+}
+
+static void scratch_put(zc_cache *c, struct zc__scratch *sc)
+{
+    if (!sc)
+        return;
+    pthread_mutex_lock(&c->scratch_lock);
+    sc->next = c->scratch;
+    c->scratch = sc;
+    pthread_mutex_unlock(&c->scratch_lock);
+}
+
+/* ---- dropping pages ----------------------------------------------------- */
+
+/* Free what an entry holds and account for it; the entry itself stays. */
+static void release_storage(zc_cache *c, uint32_t eid, enum drop_cause why)
+{
+    struct zc__entry *e = zc__ent(&c->idx.ents, eid);
+    uint32_t h = e->handle;
+
+    if (h == ZC__HANDLE_SAME) {
+        c->st.same_filled_pages--;
+    } else {
+        c->pops->remove(c->pstate, eid);
+        if (h & ZC__HANDLE_RAW) {
+            zc__arena_free(&c->arena, h & ~ZC__HANDLE_RAW);
+            c->st.raw_pages--;
+            c->st.compr_data_size -= c->cfg.page_size;
+        } else {
+            uint32_t owner;
+            uint16_t size;
+            zc__read_hdr(c, h, &owner, &size);
+            c->st.compr_data_size -= size;
+            c->aops->free(c->alloc, h);
+        }
+    }
+    c->st.stored_pages--;
+    c->st.orig_data_size -= c->cfg.page_size;
+    switch (why) {
+    case DROP_INVALIDATE: c->st.invalidates++; break;
+    case DROP_EVICT: c->st.evictions++; break;
+    case DROP_REPLACE: c->st.replaced++; break;
+    case DROP_EXCLUSIVE: c->st.exclusive_drops++; break;
+    }
+}
+
+static void drop(zc_cache *c, uint32_t oid, uint32_t eid, enum drop_cause why)
+{
+    release_storage(c, eid, why);
+    zc__page_unlink(&c->idx, oid, eid);
+    zc__entry_free(&c->idx, eid);
+    if (zc__obj(&c->idx, oid)->count == 0)
+        zc__object_release(&c->idx, oid);
+}
+
+struct drain_ctx {
+    zc_cache *c;
+};
+
+static void drain_one(void *ctx, uint32_t eid)
+{
+    zc_cache *c = ((struct drain_ctx *)ctx)->c;
+
+    release_storage(c, eid, DROP_INVALIDATE);
+    zc__entry_free(&c->idx, eid);
+}
+
+static void drop_object(zc_cache *c, uint32_t oid)
+{
+    struct drain_ctx ctx = {c};
+
+    zc__page_drain(&c->idx, oid, drain_one, &ctx);
+    zc__object_release(&c->idx, oid);
+}
+
+/* Evict the policy's victim, and whatever must go with it to free its
+ * frame.  false if nothing is evictable. */
+static bool evict_one(zc_cache *c)
+{
+    uint32_t victim = c->pops->victim(c->pstate);
+    uint32_t h, buddies[4], eids[4];
+    unsigned n = 0;
+
+    if (!victim)
+        return false;
+    h = zc__ent(&c->idx.ents, victim)->handle;
+    if (!(h & ZC__HANDLE_RAW))
+        n = c->aops->buddies(c->alloc, h, buddies, 4);
+    for (unsigned i = 0; i < n; i++) {
+        uint16_t size;
+        zc__read_hdr(c, buddies[i], &eids[i], &size);
+    }
+    for (unsigned i = 0; i < n; i++)
+        drop(c, zc__page_object(&c->idx, eids[i]), eids[i], DROP_EVICT);
+    drop(c, zc__page_object(&c->idx, victim), victim, DROP_EVICT);
+    return true;
+}
+
+/* The allocator moved an object: point its entry at the new place. */
+static void on_moved(void *ctx, uint32_t old_handle, uint32_t new_handle)
+{
+    zc_cache *c = ctx;
+    uint32_t eid;
+    uint16_t size;
+
+    zc__read_hdr(c, new_handle, &eid, &size);
+    if (zc__ent(&c->idx.ents, eid)->handle == old_handle)
+        zc__ent(&c->idx.ents, eid)->handle = new_handle;
+    c->st.compactions++;
+}
+
+/* ---- create / destroy --------------------------------------------------- */
+
+static void cache_free_parts(zc_cache *c)
+{
+    if (c->alloc)
+        c->aops->destroy(c->alloc);
+    c->alloc = NULL;
+    if (c->pstate)
+        zc__free(&c->mem, c->pstate, c->pops->state_size);
+    zc__index_destroy(&c->idx);
+    zc__arena_destroy(&c->arena);
+    zc__free(&c->mem, c->bounce, c->cfg.page_size);
+    while (c->scratch) {
+        struct zc__scratch *sc = c->scratch;
+        c->scratch = sc->next;
+        zc__free(&c->mem, sc, sc->bytes);
+    }
+}
+
+int zc_cache_create(const zc_config *cfg, zc_cache **out)
+{
+    struct zc__mem m;
+    zc_cache *c;
+    struct zc__relocate reloc;
+    uint32_t first;
+    int rc;
+
+    if (!cfg || !out)
+        return -ZC_EINVAL;
+    *out = NULL;
+    rc = zc__config_validate(cfg);
+    if (rc)
+        return rc;
+    zc__mem_init(&m, &cfg->mem);
+    c = zc__calloc(&m, sizeof(*c));
+    if (!c)
+        return -ZC_ENOMEM;
+    zc__mem_init(&c->mem, &cfg->mem);
+    atomic_store(&c->mem.bytes, atomic_load(&m.bytes));
+    c->cfg = *cfg;
+    c->comp = zc__find_compressor(cfg->compressor);
+    c->aops = zc__find_allocator(cfg->allocator);
+    c->pops = zc__find_policy(cfg->policy);
+    c->cfg.compressor = c->comp->name;
+    c->cfg.allocator = c->aops->name;
+    c->cfg.policy = c->pops->name;
+    c->accept_bytes = cfg->page_size * cfg->accept_percent / 100;
+    atomic_init(&c->epoch, 0);
+    if (pthread_mutex_init(&c->lock, NULL)) {
+        zc__free(&c->mem, c, sizeof(*c));
+        return -ZC_ENOMEM;
+    }
+    if (pthread_mutex_init(&c->scratch_lock, NULL)) {
+        pthread_mutex_destroy(&c->lock);
+        zc__free(&c->mem, c, sizeof(*c));
+        return -ZC_ENOMEM;
+    }
+    zc__arena_init(&c->arena, &c->mem, cfg->page_size,
+                   (uint32_t)(cfg->capacity_bytes / cfg->page_size));
+    zc__index_init(&c->idx, &c->mem);
+    reloc.moved = on_moved;
+    reloc.ctx = c;
+    rc = -ZC_ENOMEM;
+    c->bounce = zc__alloc(&c->mem, cfg->page_size);
+    c->pstate = zc__calloc(&c->mem, c->pops->state_size);
+    if (!c->bounce || !c->pstate)
+        goto fail;
+    /* The first entry chunk holds entry 0, the policies' sentinel. */
+    rc = zc__entry_new(&c->idx, &first);
+    if (rc)
+        goto fail;
+    zc__entry_free(&c->idx, first);
+    c->pops->init(c->pstate, &c->idx.ents);
+    rc = c->aops->create(&c->arena, &c->mem, &reloc, &c->alloc);
+    if (rc)
+        goto fail;
+    c->obj_max = c->aops->max_size(c->alloc);
+    *out = c;
+    return 0;
+fail:
+    cache_free_parts(c);
+    pthread_mutex_destroy(&c->scratch_lock);
+    pthread_mutex_destroy(&c->lock);
+    m = c->mem;
+    zc__free(&m, c, sizeof(*c));
+    return rc;
+}
+
+void zc_cache_destroy(zc_cache *c)
+{
+    struct zc__mem m;
+
+    if (!c)
+        return;
+    cache_free_parts(c);
+    pthread_mutex_destroy(&c->scratch_lock);
+    pthread_mutex_destroy(&c->lock);
+    m = c->mem;
+    zc__free(&m, c, sizeof(*c));
+}
+
+/* ---- pools -------------------------------------------------------------- */
+
+static int new_pool(zc_cache *c, size_t page_size, const uint8_t *uuid)
+{
+    int id = -1, rc;
+
+    if (!c || page_size != c->cfg.page_size)
+        return -ZC_EINVAL;
+    pthread_mutex_lock(&c->lock);
+    if (uuid) {
+        for (uint32_t i = 0; i < c->idx.npools; i++) {
+            struct zc__pool *p = &c->idx.pools[i];
+            if (p->live && p->shared && memcmp(p->uuid, uuid, 16) == 0) {
+                pthread_mutex_unlock(&c->lock);
+                return (int)i;
+            }
+        }
+    }
+    rc = zc__pool_new(&c->idx, atomic_load(&c->epoch) + 1, &id);
+    if (!rc) {
+        atomic_fetch_add(&c->epoch, 1);
+        if (uuid) {
+            c->idx.pools[id].shared = 1;
+            memcpy(c->idx.pools[id].uuid, uuid, 16);
+        }
+    }
+    pthread_mutex_unlock(&c->lock);
+    return rc ? rc : id;
+}
+
+int zc_init_fs(zc_cache *c, size_t page_size)
+{
+    return new_pool(c, page_size, NULL);
+}
+
+int zc_init_shared_fs(zc_cache *c, const uint8_t uuid[16], size_t page_size)
+{
+    if (!uuid)
+        return -ZC_EINVAL;
+    return new_pool(c, page_size, uuid);
+}
+
+/* ---- put ---------------------------------------------------------------- */
+
+int zc_put_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
+                const void *page)
+{
+    const size_t ps = c ? c->cfg.page_size : 0;
+    struct zc__scratch *sc = NULL;
+    struct zc__pool *p;
+    uint64_t epoch0, word = 0, dt = 0;
+    size_t clen = 0;
+    uint32_t oid, eid, handle = ZC__HANDLE_SAME;
+    bool same, raw = false;
+    int rc = 0, crc = 0;
+
+    if (!c || !key || !page)
+        return -ZC_EINVAL;
+    epoch0 = atomic_load(&c->epoch);
+    same = c->cfg.same_filled && is_same_filled(page, ps, &word);
+    if (!same) {
+        sc = scratch_get(c);
+        if (!sc) {
+            crc = -ZC_ENOMEM;
+        } else {
+            uint64_t t0 = zc__now_ns();
+            crc = c->comp->compress(page, ps, sc->out + ZC__OBJ_HDR, &clen,
+                                    sc->wrkmem);
+            dt = zc__now_ns() - t0;
+        }
+    }
+
+    pthread_mutex_lock(&c->lock);
+    p = zc__pool_get(&c->idx, pool);
+    if (!p || p->born > epoch0) {
+        if (!p && atomic_load(&c->epoch) == epoch0) {
+            rc = -ZC_EINVAL;
+            goto out;
+        }
+        /* The pool went away, or is a new pool on a reused id. */
+        rc = ZC_PUT_REJECT_RACE;
+        c->st.reject_race++;
+        c->st.compress_ns_rejected += dt;
+        goto out;
+    }
+    oid = zc__object_find(&c->idx, pool, key, (uint32_t)(index >> 32));
+    if (oid && (eid = zc__page_find(&c->idx, oid, (uint32_t)index)))
+        drop(c, oid, eid, DROP_REPLACE);
+    if (crc) {
+        rc = crc;
+        goto out;
+    }
+    if (!same) {
+        size_t b = clen * 16 / ps;
+        c->st.compr_size_hist[b < ZC_HIST_BUCKETS ? b : ZC_HIST_BUCKETS - 1]++;
+        if (clen > c->accept_bytes) {
+            c->st.reject_compress_poor++;
+            c->st.compress_ns_rejected += dt;
+            rc = ZC_PUT_REJECT_POOR;
+            goto out;
+        }
+        raw = clen + ZC__OBJ_HDR > c->obj_max;
+        for (;;) {
+            uint32_t frame;
+            if (raw) {
+                rc = zc__arena_alloc(&c->arena, &frame);
+                handle = ZC__HANDLE_RAW | frame;
+            } else {
+                rc = c->aops->alloc(c->alloc, clen + ZC__OBJ_HDR, &handle);
+            }
+            if (rc != -ZC_ENOSPC || !evict_one(c))
+                break;
+        }
+        if (rc == -ZC_ENOSPC) {
+            c->st.reject_nospace++;
+            c->st.compress_ns_rejected += dt;
+            rc = ZC_PUT_REJECT_NOSPACE;
+            goto out;
+        }
+        if (rc)
+            goto out;
+    }
+    /* Evictions may have dropped the object: look it up again. */
+    oid = zc__object_find(&c->idx, pool, key, (uint32_t)(index >> 32));
+    if (!oid)
+        rc = zc__object_new(&c->idx, pool, key, (uint32_t)(index >> 32),
+                            &oid);
+    if (!rc) {
+        rc = zc__entry_new(&c->idx, &eid);
+        if (rc && zc__obj(&c->idx, oid)->count == 0)
+            zc__object_release(&c->idx, oid);
+    }
+    if (rc) {
+        if (same)
+            ;
+        else if (raw)
+            zc__arena_free(&c->arena, handle & ~ZC__HANDLE_RAW);
+        else
+            c->aops->free(c->alloc, handle);
+        goto out;
+    }
+    {
+        struct zc__entry *e = zc__ent(&c->idx.ents, eid);
+        e->index = (uint32_t)index;
+        e->handle = handle;
+        if (same) {
+            e->prev = (uint32_t)word;
+            e->next = (uint32_t)(word >> 32);
+            c->st.same_filled_pages++;
+        } else {
+            if (raw) {
+                memcpy(zc__arena_frame(&c->arena, handle & ~ZC__HANDLE_RAW),
+                       page, ps);
+                c->st.raw_pages++;
+                c->st.compr_data_size += ps;
+            } else {
+                uint16_t size = (uint16_t)clen;
+                memcpy(sc->out, &eid, 4);
+                memcpy(sc->out + 4, &size, 2);
+                c->aops->write(c->alloc, handle, sc->out,
+                               clen + ZC__OBJ_HDR);
+                c->st.compr_data_size += clen;
+            }
+            c->pops->insert(c->pstate, eid);
+            c->st.compress_ns += dt;
+        }
+    }
+    zc__page_link(&c->idx, oid, eid);
+    c->st.stored_pages++;
+    c->st.stored_puts++;
+    c->st.orig_data_size += ps;
+    rc = 0;
+out:
+    if (rc >= 0)
+        c->st.puts++;
+    pthread_mutex_unlock(&c->lock);
+    scratch_put(c, sc);
+    return rc;
+}
+
+/* ---- get ---------------------------------------------------------------- */
+
+int zc_get_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
+                void *page)
+{
+    struct zc__pool *p;
+    struct zc__entry *e;
+    uint32_t oid, eid = 0, h;
+    uint64_t t0;
+    int rc = 0;
+
+    if (!c || !key || !page)
+        return -ZC_EINVAL;
+    pthread_mutex_lock(&c->lock);
+    p = zc__pool_get(&c->idx, pool);
+    if (!p) {
+        rc = -ZC_EINVAL;
+        goto out;
+    }
+    oid = zc__object_find(&c->idx, pool, key, (uint32_t)(index >> 32));
+    if (oid)
+        eid = zc__page_find(&c->idx, oid, (uint32_t)index);
+    if (!eid) {
+        c->st.failed_gets++;
+        rc = -ZC_ENOENT;
+        goto out;
+    }
+    e = zc__ent(&c->idx.ents, eid);
+    h = e->handle;
+    t0 = zc__now_ns();
+    if (h == ZC__HANDLE_SAME) {
+        fill_words(page, c->cfg.page_size,
+                   (uint64_t)e->next << 32 | e->prev);
+    } else if (h & ZC__HANDLE_RAW) {
+        memcpy(page, zc__arena_frame(&c->arena, h & ~ZC__HANDLE_RAW),
+               c->cfg.page_size);
+    } else {
+        uint32_t owner;
+        uint16_t size;
+        const uint8_t *src;
+
+        zc__read_hdr(c, h, &owner, &size);
+        src = c->aops->map(c->alloc, h, ZC__OBJ_HDR + (size_t)size,
+                           c->bounce);
+        if (owner != eid ||
+            c->comp->decompress(src + ZC__OBJ_HDR, size, page,
+                                c->cfg.page_size)) {
+            /* Never hand out what we cannot vouch for. */
+            drop(c, oid, eid, DROP_INVALIDATE);
+            rc = -ZC_ECORRUPT;
+            goto out;
+        }
+    }
+    c->st.decompress_ns += zc__now_ns() - t0;
+    if (c->cfg.exclusive_gets && !p->shared)
+        drop(c, oid, eid, DROP_EXCLUSIVE);
+    else if (h != ZC__HANDLE_SAME)
+        c->pops->touch(c->pstate, eid);
+    c->st.succ_gets++;
+out:
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+/* ---- invalidation ------------------------------------------------------- */
+
+int zc_invalidate_page(zc_cache *c, int pool, const zc_filekey *key,
+                       uint64_t index)
+{
+    uint32_t oid, eid;
+    int rc = 0;
+
+    if (!c || !key)
+        return -ZC_EINVAL;
+    pthread_mutex_lock(&c->lock);
+    if (!zc__pool_get(&c->idx, pool)) {
+        rc = -ZC_EINVAL;
+    } else if ((oid = zc__object_find(&c->idx, pool, key,
+                                      (uint32_t)(index >> 32))) &&
+               (eid = zc__page_find(&c->idx, oid, (uint32_t)index))) {
+        drop(c, oid, eid, DROP_INVALIDATE);
+    }
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+int zc_invalidate_inode(zc_cache *c, int pool, const zc_filekey *key)
+{
+    uint32_t oid;
+    int rc = 0;
+
+    if (!c || !key)
+        return -ZC_EINVAL;
+    pthread_mutex_lock(&c->lock);
+    if (!zc__pool_get(&c->idx, pool))
+        rc = -ZC_EINVAL;
+    else
+        while ((oid = zc__object_find_any(&c->idx, pool, key)))
+            drop_object(c, oid);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+int zc_invalidate_fs(zc_cache *c, int pool)
+{
+    struct zc__pool *p;
+
+    if (!c)
+        return -ZC_EINVAL;
+    pthread_mutex_lock(&c->lock);
+    p = zc__pool_get(&c->idx, pool);
+    if (!p) {
+        pthread_mutex_unlock(&c->lock);
+        return -ZC_EINVAL;
+    }
+    for (uint32_t b = 0; b < (1u << p->nb_log2); b++)
+        while (p->buckets[b])
+            drop_object(c, p->buckets[b]);
+    zc__pool_release(&c->idx, pool);
+    atomic_fetch_add(&c->epoch, 1);
+    pthread_mutex_unlock(&c->lock);
+    return 0;
+}

@@ -1,0 +1,272 @@
+/*
+ * config.c - the configuration: defaults, validation, the key=value parser
+ * and its inverse.
+ *
+ * Tools, tests and experiments spell a configuration the same way,
+ * "capacity=64M,compressor=lzo,allocator=zbud".  The parser is strict: an
+ * unknown key, a malformed number, a number out of range or an unregistered
+ * back-end name is an error naming the offending item, never a silent
+ * default.  Back-end names are replaced by the registry's own copy so the
+ * configuration never points into the caller's string.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "internal.h"
+
+zc_config zc_config_default(void)
+{
+    zc_config cfg;
+
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.capacity_bytes = (size_t)64 << 20;
+    cfg.page_size = 4096;
+    cfg.compressor = "lzo";
+    cfg.allocator = "zsmalloc";
+    cfg.policy = "lru";
+    cfg.accept_percent = 50;
+    cfg.same_filled = true;
+    cfg.exclusive_gets = true;
+    return cfg;
+}
+
+int zc__config_validate(const zc_config *cfg)
+{
+    size_t ps = cfg->page_size;
+
+    if (ps < 512 || ps > 65536 || (ps & (ps - 1)))
+        return -ZC_EINVAL;
+    if (cfg->capacity_bytes > ZC_CAPACITY_MAX)
+        return -ZC_EINVAL;
+    if (cfg->accept_percent > 100)
+        return -ZC_EINVAL;
+    if (!cfg->compressor || !zc__find_compressor(cfg->compressor))
+        return -ZC_EINVAL;
+    if (!cfg->allocator || !zc__find_allocator(cfg->allocator))
+        return -ZC_EINVAL;
+    if (!cfg->policy || !zc__find_policy(cfg->policy))
+        return -ZC_EINVAL;
+    if (!cfg->mem.alloc != !cfg->mem.free)
+        return -ZC_EINVAL;
+    return 0;
+}
+
+/* Parse a size with an optional binary suffix: 64M, 4KiB, 1G, 4096. */
+static int parse_size(const char *s, size_t *out)
+{
+    char *end;
+    unsigned long long v;
+    unsigned shift = 0;
+
+    if (!isdigit((unsigned char)*s))
+        return -1;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': shift = 10; end++; break;
+    case 'M': shift = 20; end++; break;
+    case 'G': shift = 30; end++; break;
+    case 'T': shift = 40; end++; break;
+    default: break;
+    }
+    if (shift && (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0))
+        end += strlen(end);
+    if (*end)
+        return -1;
+    if (shift && v > (~0ULL >> shift))
+        return -1;
+    v <<= shift;
+    if (v > (size_t)-1)
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+static int parse_bool(const char *s, bool *out)
+{
+    static const char *const yes[] = {"true", "yes", "on", "1"};
+    static const char *const no[] = {"false", "no", "off", "0"};
+
+    for (size_t i = 0; i < 4; i++) {
+        if (strcasecmp(s, yes[i]) == 0) {
+            *out = true;
+            return 0;
+        }
+        if (strcasecmp(s, no[i]) == 0) {
+            *out = false;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static void trim(char **s)
+{
+    char *b = *s, *e;
+
+    while (isspace((unsigned char)*b))
+        b++;
+    e = b + strlen(b);
+    while (e > b && isspace((unsigned char)e[-1]))
+        *--e = '\0';
+    *s = b;
+}
+
+/* Apply one key=value; 0 or -1 with a message in err. */
+static int apply(zc_config *cfg, char *key, char *val, char *err, size_t errlen)
+{
+    size_t n;
+    bool b;
+
+    if (strcmp(key, "capacity") == 0 || strcmp(key, "capacity_bytes") == 0) {
+        if (parse_size(val, &n))
+            goto bad_value;
+        cfg->capacity_bytes = n;
+    } else if (strcmp(key, "page_size") == 0) {
+        if (parse_size(val, &n) || n < 512 || n > 65536 || (n & (n - 1))) {
+            snprintf(err, errlen,
+                     "page_size=%s: want a power of two from 512 to 65536",
+                     val);
+            return -1;
+        }
+        cfg->page_size = n;
+    } else if (strcmp(key, "accept_percent") == 0) {
+        if (parse_size(val, &n) || n > 100 || !isdigit((unsigned char)
+                                                     val[strlen(val) - 1])) {
+            snprintf(err, errlen, "accept_percent=%s: want 0 to 100", val);
+            return -1;
+        }
+        cfg->accept_percent = (unsigned)n;
+    } else if (strcmp(key, "same_filled") == 0 ||
+               strcmp(key, "exclusive_gets") == 0) {
+        if (parse_bool(val, &b)) {
+            snprintf(err, errlen, "%s=%s: want true or false", key, val);
+            return -1;
+        }
+        if (key[0] == 's')
+            cfg->same_filled = b;
+        else
+            cfg->exclusive_gets = b;
+    } else if (strcmp(key, "compressor") == 0) {
+        const struct zc__compressor_ops *o = zc__find_compressor(val);
+        if (!o)
+            goto unknown_backend;
+        cfg->compressor = o->name;
+    } else if (strcmp(key, "allocator") == 0) {
+        const struct zc__allocator_ops *o = zc__find_allocator(val);
+        if (!o)
+            goto unknown_backend;
+        cfg->allocator = o->name;
+    } else if (strcmp(key, "policy") == 0) {
+        const struct zc__policy_ops *o = zc__find_policy(val);
+        if (!o)
+            goto unknown_backend;
+        cfg->policy = o->name;
+    } else {
+        snprintf(err, errlen,
+                 "unknown key '%s' (keys: capacity, page_size, compressor, "
+                 "allocator, policy, accept_percent, same_filled, "
+                 "exclusive_gets)",
+                 key);
+        return -1;
+    }
+    return 0;
+
+bad_value:
+    snprintf(err, errlen, "%s=%s: not a size (e.g. 4096, 64M, 1GiB)", key,
+             val);
+    return -1;
+unknown_backend:
+    snprintf(err, errlen, "%s=%s: no such back-end", key, val);
+    return -1;
+}
+
+int zc_config_parse_error(zc_config *cfg, const char *spec, char *err,
+                          size_t errlen)
+{
+    char dummy[1];
+    char *copy, *item, *save = NULL;
+    size_t len;
+    int rc = 0;
+
+    if (!err || !errlen) {
+        err = dummy;
+        errlen = sizeof(dummy);
+    }
+    err[0] = '\0';
+    if (!cfg || !spec) {
+        snprintf(err, errlen, "NULL argument");
+        return -ZC_EINVAL;
+    }
+    len = strlen(spec);
+    /* A private copy: strtok_r cuts it.  Plain malloc: the configuration
+     * has no mem hook of its own yet, and nothing outlives this call. */
+    copy = malloc(len + 1);
+    if (!copy) {
+        snprintf(err, errlen, "out of memory");
+        return -ZC_ENOMEM;
+    }
+    memcpy(copy, spec, len + 1);
+    for (item = strtok_r(copy, ",", &save); item;
+         item = strtok_r(NULL, ",", &save)) {
+        char *eq, *key, *val;
+
+        trim(&item);
+        if (!*item)
+            continue;
+        eq = strchr(item, '=');
+        if (!eq) {
+            snprintf(err, errlen, "'%s': want key=value", item);
+            rc = -ZC_EINVAL;
+            break;
+        }
+        *eq = '\0';
+        key = item;
+        val = eq + 1;
+        trim(&key);
+        trim(&val);
+        if (!*val) {
+            snprintf(err, errlen, "%s: empty value", key);
+            rc = -ZC_EINVAL;
+            break;
+        }
+        if (apply(cfg, key, val, err, errlen)) {
+            rc = -ZC_EINVAL;
+            break;
+        }
+    }
+    free(copy);
+    return rc;
+}
+
+int zc_config_parse(zc_config *cfg, const char *spec)
+{
+    return zc_config_parse_error(cfg, spec, NULL, 0);
+}
+
+int zc_config_format(const zc_config *cfg, char *buf, size_t len)
+{
+    int n;
+
+    if (!cfg || (!buf && len))
+        return -ZC_EINVAL;
+    n = snprintf(buf, len,
+                 "capacity=%zu,page_size=%zu,compressor=%s,allocator=%s,"
+                 "policy=%s,accept_percent=%u,same_filled=%s,"
+                 "exclusive_gets=%s",
+                 cfg->capacity_bytes, cfg->page_size,
+                 cfg->compressor ? cfg->compressor : "",
+                 cfg->allocator ? cfg->allocator : "",
+                 cfg->policy ? cfg->policy : "", cfg->accept_percent,
+                 cfg->same_filled ? "true" : "false",
+                 cfg->exclusive_gets ? "true" : "false");
+    return n < 0 ? -ZC_EINVAL : n;
+}

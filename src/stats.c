@@ -1,0 +1,162 @@
+/*
+ * stats.c - statistics snapshots and the debug checker.
+ *
+ * Counters live in the cache and change under its lock; the fields that
+ * describe the present (arena, metadata, pools, objects) are read off the
+ * structures that own them when a snapshot is taken, so they cannot drift.
+ *
+ * zc_cache_check() walks every structure and cross-checks it against the
+ * counters: every pool, object and entry of the index, every arena header
+ * against the entry that owns it, the policy's list, the allocator's own
+ * invariants, the arena's frames and the memory accounting.  Tests call it
+ * after every phase; it costs time linear in the cache's size.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include "cache.h"
+
+int zc_stats_get(const zc_cache *cc, zc_stats *out)
+{
+    zc_cache *c = (zc_cache *)cc; /* the lock is not part of the value */
+    size_t arena, all;
+
+    if (!c || !out)
+        return -ZC_EINVAL;
+    pthread_mutex_lock(&c->lock);
+    *out = c->st;
+    out->mem_used_total = (uint64_t)c->arena.frames_used * c->cfg.page_size;
+    out->pools = c->idx.live_pools;
+    out->objects = c->idx.objects;
+    pthread_mutex_unlock(&c->lock);
+    /* Scratch buffers come and go outside the cache lock. */
+    pthread_mutex_lock(&c->scratch_lock);
+    arena = atomic_load(&c->mem.arena_bytes);
+    all = atomic_load(&c->mem.bytes);
+    pthread_mutex_unlock(&c->scratch_lock);
+    out->arena_bytes = arena;
+    out->meta_bytes = all - arena;
+    return 0;
+}
+
+struct tally {
+    uint64_t pages, same, raw, compr, objects;
+};
+
+static int check_object(const zc_cache *c, uint32_t oid, int pool,
+                        struct tally *t)
+{
+    const struct zc__object *o = zc__obj(&c->idx, oid);
+    const uint32_t *tab = o->nb_log2 ? o->buckets : &o->bucket0;
+    uint64_t n = 0;
+
+    if (!o->live || o->pool != pool || o->count == 0)
+        return -ZC_ECORRUPT;
+    for (uint32_t b = 0; b < (1u << o->nb_log2); b++) {
+        uint32_t id = tab[b];
+        while (!(id & ZC__END)) {
+            const struct zc__entry *e;
+            if (id == 0 || id >= (c->idx.ents.nchunks << ZC__ENT_SHIFT) ||
+                ++n > o->count)
+                return -ZC_ECORRUPT;
+            e = zc__ent(&c->idx.ents, id);
+            if (e->handle == ZC__HANDLE_SAME) {
+                t->same++;
+            } else if (e->handle & ZC__HANDLE_RAW) {
+                uint32_t f = e->handle & ~ZC__HANDLE_RAW;
+                const struct zc__chunk *ch;
+                if (f / ZC__CHUNK_FRAMES >= c->arena.nchunks)
+                    return -ZC_ECORRUPT;
+                ch = &c->arena.chunks[f / ZC__CHUNK_FRAMES];
+                if (!ch->base || (ch->free_mask >> (f % ZC__CHUNK_FRAMES)) & 1)
+                    return -ZC_ECORRUPT;
+                t->raw++;
+                t->compr += c->cfg.page_size;
+            } else {
+                uint32_t owner;
+                uint16_t size;
+                zc__read_hdr(c, e->handle, &owner, &size);
+                if (owner != id || size == 0 || size > c->accept_bytes)
+                    return -ZC_ECORRUPT;
+                t->compr += size;
+            }
+            t->pages++;
+            id = e->hnext;
+        }
+        if ((id & ~ZC__END) != oid)
+            return -ZC_ECORRUPT;
+    }
+    if (n != o->count)
+        return -ZC_ECORRUPT;
+    t->objects++;
+    return 0;
+}
+
+static int check_locked(const zc_cache *c)
+{
+    const zc_stats *s = &c->st;
+    struct tally t;
+    uint64_t held, policy_count;
+    uint32_t live_pools = 0;
+    int rc;
+
+    memset(&t, 0, sizeof(t));
+    rc = zc__arena_check(&c->arena);
+    if (rc)
+        return rc;
+    for (uint32_t i = 0; i < c->idx.npools; i++) {
+        const struct zc__pool *p = &c->idx.pools[i];
+        uint64_t nobj = 0;
+        if (!p->live)
+            continue;
+        live_pools++;
+        for (uint32_t b = 0; b < (1u << p->nb_log2); b++)
+            for (uint32_t oid = p->buckets[b]; oid;
+                 oid = zc__obj(&c->idx, oid)->hnext) {
+                if (++nobj > p->nobj)
+                    return -ZC_ECORRUPT;
+                rc = check_object(c, oid, (int)i, &t);
+                if (rc)
+                    return rc;
+            }
+        if (nobj != p->nobj)
+            return -ZC_ECORRUPT;
+    }
+    if (live_pools != c->idx.live_pools || t.objects != c->idx.objects)
+        return -ZC_ECORRUPT;
+    if (t.pages != s->stored_pages || t.same != s->same_filled_pages ||
+        t.raw != s->raw_pages || t.compr != s->compr_data_size ||
+        t.pages * c->cfg.page_size != s->orig_data_size ||
+        t.pages != c->idx.ents.used)
+        return -ZC_ECORRUPT;
+    if (s->stored_pages != s->stored_puts - s->invalidates - s->evictions -
+                               s->replaced - s->exclusive_drops)
+        return -ZC_ECORRUPT;
+    policy_count = c->pops->count(c->pstate);
+    if (policy_count != t.pages - t.same)
+        return -ZC_ECORRUPT;
+    rc = c->aops->check(c->alloc, &held);
+    if (rc)
+        return rc;
+    if (held != t.pages - t.same - t.raw)
+        return -ZC_ECORRUPT;
+    if (atomic_load(&c->mem.arena_bytes) !=
+            (size_t)c->arena.frames_obtained * c->cfg.page_size ||
+        c->arena.frames_obtained > c->arena.max_frames)
+        return -ZC_ECORRUPT;
+    return 0;
+}
+
+int zc_cache_check(const zc_cache *cc)
+{
+    zc_cache *c = (zc_cache *)cc;
+    int rc;
+
+    if (!c)
+        return -ZC_EINVAL;
+    pthread_mutex_lock(&c->lock);
+    rc = check_locked(c);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
