@@ -305,6 +305,9 @@ typedef struct zc_stats {
     uint64_t mem_used_total;  /* arena bytes in frames in use now */
     uint64_t arena_bytes;     /* arena bytes obtained from mem now */
     uint64_t meta_bytes;      /* all other heap bytes held now */
+    uint64_t work_bytes;      /* of meta_bytes, compression work space: one
+                                 buffer per thread compressing at once
+                                 (liblzo2 wants 128 KiB), not per page */
     uint64_t reject_compress_poor; /* puts rejected by accept_percent */
     uint64_t reject_nospace;  /* puts rejected for lack of room */
     uint64_t reject_race;     /* puts dropped: pool invalidated meanwhile */

@@ -100,6 +100,7 @@ static struct zc__scratch *scratch_get(zc_cache *c)
     sc->wrkmem = (uint8_t *)sc + head;
     sc->out = sc->wrkmem + wrk;
     sc->bytes = bytes;
+    atomic_fetch_add(&c->work_bytes, bytes);
     return sc;
 }
 
@@ -260,6 +261,7 @@ int zc_cache_create(const zc_config *cfg, zc_cache **out)
     c->cfg.policy = c->pops->name;
     c->accept_bytes = cfg->page_size * cfg->accept_percent / 100;
     atomic_init(&c->epoch, 0);
+    atomic_init(&c->work_bytes, 0);
     if (pthread_mutex_init(&c->lock, NULL)) {
         zc__free(&c->mem, c, sizeof(*c));
         return -ZC_ENOMEM;

@@ -34,6 +34,7 @@ int zc_stats_get(const zc_cache *cc, zc_stats *out)
     pthread_mutex_lock(&c->scratch_lock);
     arena = atomic_load(&c->mem.arena_bytes);
     all = atomic_load(&c->mem.bytes);
+    out->work_bytes = atomic_load(&c->work_bytes);
     pthread_mutex_unlock(&c->scratch_lock);
     out->arena_bytes = arena;
     out->meta_bytes = all - arena;

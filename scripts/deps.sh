@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Install the Debian packages libzcache needs to build and test, if missing.
+# Runs apt-get as root (or through sudo); does nothing when all are present.
+set -euo pipefail
+need=(gcc make cmake pkg-config liblzo2-dev libcmocka-dev)
+missing=()
+for p in "${need[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "installing: ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

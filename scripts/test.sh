@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The test job: install what is missing, then build and run the cmocka suite
+# twice (Release, and Debug with AddressSanitizer + UndefinedBehaviorSanitizer),
+# warnings as errors; then install the library into a scratch prefix and
+# build the README's example against it with pkg-config and with CMake.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+jobs=$(nproc)
+
+echo "== Release build and tests"
+cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DZC_WERROR=ON >/dev/null
+cmake --build build-release -j"$jobs" >/dev/null
+(cd build-release && ctest --output-on-failure -j"$jobs")
+
+echo "== Debug + ASan/UBSan build and tests"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DZC_SANITIZE=ON -DZC_WERROR=ON \
+  -DZC_BUILD_BENCH=OFF >/dev/null
+cmake --build build-asan -j"$jobs" >/dev/null
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --output-on-failure -j"$jobs")
+
+echo "== Installed package: pkg-config and CMake consumers"
+prefix=$(mktemp -d)
+trap 'rm -rf "$prefix"' EXIT
+DESTDIR= cmake --install build-release --prefix "$prefix" >/dev/null
+libdir=$(ls -d "$prefix"/lib*/pkgconfig | head -n1)
+export PKG_CONFIG_PATH="$libdir"
+cc -std=c11 -Wall -Wextra -Werror examples/basic.c -o "$prefix/basic" \
+  $(pkg-config --cflags --libs zcache)
+LD_LIBRARY_PATH="$(dirname "$libdir")" "$prefix/basic"
+cmake -S examples -B "$prefix/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$prefix/cmake-build" >/dev/null
+LD_LIBRARY_PATH="$(dirname "$libdir")" "$prefix/cmake-build/basic"
+echo "1 passed, 0 failed: installed-package example"
