@@ -54,7 +54,7 @@ void zc__index_destroy(struct zc__index *x)
         struct zc__object *c = x->ochunk[i];
         for (uint32_t j = 0; j < OBJ_PER_CHUNK; j++)
             if (c[j].live && c[j].nb_log2)
-                zc__free(m, c[j].buckets,
+                zc__free(m, c[j].t.buckets,
                          sizeof(uint32_t) << c[j].nb_log2);
         zc__free(m, c, OBJ_PER_CHUNK * sizeof(*c));
     }
@@ -274,7 +274,7 @@ int zc__object_new(struct zc__index *x, int pool, const zc_filekey *key,
     o->index_hi = index_hi;
     o->pool = (uint16_t)pool;
     o->live = 1;
-    o->bucket0 = ZC__END | oid;
+    o->t.bucket0 = ZC__END | oid;
     h = hash_key(key, p->nb_log2);
     o->hnext = p->buckets[h];
     p->buckets[h] = oid;
@@ -298,7 +298,7 @@ void zc__object_release(struct zc__index *x, uint32_t oid)
     p->nobj--;
     x->objects--;
     if (o->nb_log2)
-        zc__free(x->mem, o->buckets, sizeof(uint32_t) << o->nb_log2);
+        zc__free(x->mem, o->t.buckets, sizeof(uint32_t) << o->nb_log2);
     memset(o, 0, sizeof(*o));
     o->hnext = x->ofree;
     x->ofree = oid;
@@ -308,7 +308,7 @@ void zc__object_release(struct zc__index *x, uint32_t oid)
 
 static inline uint32_t *table_of(struct zc__object *o)
 {
-    return o->nb_log2 ? o->buckets : &o->bucket0;
+    return o->nb_log2 ? o->t.buckets : &o->t.bucket0;
 }
 
 size_t zc__object_buckets(const struct zc__object *o)
@@ -359,12 +359,12 @@ static void page_rehash(struct zc__index *x, uint32_t oid, unsigned nb_log2)
         }
     }
     if (o->nb_log2)
-        zc__free(x->mem, o->buckets, sizeof(uint32_t) << o->nb_log2);
+        zc__free(x->mem, o->t.buckets, sizeof(uint32_t) << o->nb_log2);
     if (nb_log2) {
-        o->buckets = nb;
+        o->t.buckets = nb;
     } else {
-        o->buckets = NULL;
-        o->bucket0 = one;
+        o->t.buckets = NULL;
+        o->t.bucket0 = one;
     }
     o->nb_log2 = (uint8_t)nb_log2;
 }

@@ -55,11 +55,13 @@ static inline struct zc__entry *zc__ent(const struct zc__entries *E,
     return &E->chunk[id >> ZC__ENT_SHIFT][id & ((1u << ZC__ENT_SHIFT) - 1)];
 }
 
-struct zc__object {
+struct zc__object {                /* 48 bytes */
     zc_filekey key;
-    uint32_t bucket0;   /* the table when nb_log2 == 0 */
+    union {
+        uint32_t *buckets; /* the table when nb_log2 > 0 */
+        uint32_t bucket0;  /* the table when nb_log2 == 0 */
+    } t;
     uint32_t count;     /* pages */
-    uint32_t *buckets;  /* the table when nb_log2 > 0 */
     uint32_t hnext;     /* next object in the pool's chain, 0 = end */
     uint32_t index_hi;  /* high 32 bits of the page indexes held here */
     uint16_t pool;

@@ -49,7 +49,7 @@ static int check_object(const zc_cache *c, uint32_t oid, int pool,
                         struct tally *t)
 {
     const struct zc__object *o = zc__obj(&c->idx, oid);
-    const uint32_t *tab = o->nb_log2 ? o->buckets : &o->bucket0;
+    const uint32_t *tab = o->nb_log2 ? o->t.buckets : &o->t.bucket0;
     uint64_t n = 0;
 
     if (!o->live || o->pool != pool || o->count == 0)

