@@ -240,8 +240,10 @@ ZC_API int zc_init_shared_fs(zc_cache *c, const uint8_t uuid[16],
  * accept_percent of a page, evicting pages by the policy until it fits.
  *
  * Returns 0 if stored; a positive ZC_PUT_* reason if not; -ZC_EINVAL for a
- * NULL argument or unknown pool; -ZC_ENOMEM (the old copy is then gone and
- * the cache is otherwise unchanged).
+ * NULL argument or unknown pool; -ZC_ENOMEM: the page is not stored and
+ * the old copy is gone; pages that were evicted to make room before the
+ * allocation failed stay evicted (counted in evictions); nothing else
+ * changes.
  */
 ZC_API int zc_put_page(zc_cache *c, int pool, const zc_filekey *key,
                        uint64_t index, const void *page);

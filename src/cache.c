@@ -418,6 +418,23 @@ int zc_put_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
             goto out;
         }
         raw = clen + ZC__OBJ_HDR > c->obj_max;
+    }
+    /* Index first: a failure here leaves the cache as it was, and the
+     * object is pinned (count + 1) so that evicting its other pages to
+     * make room cannot release it under us. */
+    oid = zc__object_find(&c->idx, pool, key, (uint32_t)(index >> 32));
+    if (!oid)
+        rc = zc__object_new(&c->idx, pool, key, (uint32_t)(index >> 32),
+                            &oid);
+    if (!rc) {
+        rc = zc__entry_new(&c->idx, &eid);
+        if (rc && zc__obj(&c->idx, oid)->count == 0)
+            zc__object_release(&c->idx, oid);
+    }
+    if (rc)
+        goto out;
+    if (!same) {
+        zc__obj(&c->idx, oid)->count++;
         for (;;) {
             uint32_t frame;
             if (raw) {
@@ -429,6 +446,12 @@ int zc_put_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
             if (rc != -ZC_ENOSPC || !evict_one(c))
                 break;
         }
+        zc__obj(&c->idx, oid)->count--;
+        if (rc) {
+            zc__entry_free(&c->idx, eid);
+            if (zc__obj(&c->idx, oid)->count == 0)
+                zc__object_release(&c->idx, oid);
+        }
         if (rc == -ZC_ENOSPC) {
             c->st.reject_nospace++;
             c->st.compress_ns_rejected += dt;
@@ -437,25 +460,6 @@ int zc_put_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
         }
         if (rc)
             goto out;
-    }
-    /* Evictions may have dropped the object: look it up again. */
-    oid = zc__object_find(&c->idx, pool, key, (uint32_t)(index >> 32));
-    if (!oid)
-        rc = zc__object_new(&c->idx, pool, key, (uint32_t)(index >> 32),
-                            &oid);
-    if (!rc) {
-        rc = zc__entry_new(&c->idx, &eid);
-        if (rc && zc__obj(&c->idx, oid)->count == 0)
-            zc__object_release(&c->idx, oid);
-    }
-    if (rc) {
-        if (same)
-            ;
-        else if (raw)
-            zc__arena_free(&c->arena, handle & ~ZC__HANDLE_RAW);
-        else
-            c->aops->free(c->alloc, handle);
-        goto out;
     }
     {
         struct zc__entry *e = zc__ent(&c->idx.ents, eid);
