@@ -391,8 +391,9 @@ int zc_put_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
     pthread_mutex_lock(&c->lock);
     p = zc__pool_get(&c->idx, pool);
     if (!p || p->born > epoch0) {
-        if (!p && atomic_load(&c->epoch) == epoch0) {
-            rc = -ZC_EINVAL;
+        if (!p && (pool < 0 || (uint32_t)pool >= c->idx.npools ||
+                   c->idx.pools[pool].died <= epoch0)) {
+            rc = -ZC_EINVAL; /* it was not a pool when the put began */
             goto out;
         }
         /* The pool went away, or is a new pool on a reused id. */
@@ -618,8 +619,7 @@ int zc_invalidate_fs(zc_cache *c, int pool)
     for (uint32_t b = 0; b < (1u << p->nb_log2); b++)
         while (p->buckets[b])
             drop_object(c, p->buckets[b]);
-    zc__pool_release(&c->idx, pool);
-    atomic_fetch_add(&c->epoch, 1);
+    zc__pool_release(&c->idx, pool, atomic_fetch_add(&c->epoch, 1) + 1);
     pthread_mutex_unlock(&c->lock);
     return 0;
 }

@@ -172,15 +172,14 @@ int zc__pool_new(struct zc__index *x, uint64_t born, int *id)
     return 0;
 }
 
-void zc__pool_release(struct zc__index *x, int id)
+void zc__pool_release(struct zc__index *x, int id, uint64_t epoch)
 {
     struct zc__pool *p = &x->pools[id];
 
     zc__free(x->mem, p->buckets, sizeof(uint32_t) << p->nb_log2);
     memset(p, 0, sizeof(*p));
+    p->died = epoch;
     x->live_pools--;
-    while (x->npools && !x->pools[x->npools - 1].live)
-        x->npools--;
 }
 
 static void pool_rehash(struct zc__index *x, struct zc__pool *p,

@@ -77,6 +77,7 @@ struct zc__pool {
     uint8_t shared;
     uint8_t uuid[16];
     uint64_t born; /* the cache's pool epoch when created */
+    uint64_t died; /* ... when last dropped (slot not live) */
 };
 
 struct zc__index {
@@ -113,7 +114,8 @@ static inline struct zc__pool *zc__pool_get(const struct zc__index *x,
         return NULL;
     return &x->pools[id];
 }
-void zc__pool_release(struct zc__index *x, int id); /* must hold no object */
+/* Must hold no object; the slot remembers the epoch of its death. */
+void zc__pool_release(struct zc__index *x, int id, uint64_t epoch);
 
 /* Objects. */
 uint32_t zc__object_find(const struct zc__index *x, int pool,
