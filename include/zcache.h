@@ -289,36 +289,36 @@ ZC_API int zc_invalidate_fs(zc_cache *c, int pool);
  *                   - exclusive_drops.
  */
 typedef struct zc_stats {
-    uint64_t puts;            /* zc_put_page calls that were not errors */
-    uint64_t stored_puts;     /* puts that stored the page */
-    uint64_t succ_gets;       /* gets that hit */
-    uint64_t failed_gets;     /* gets that missed */
-    uint64_t invalidates;     /* pages dropped by invalidate_page/inode/fs */
-    uint64_t evictions;       /* pages dropped to make room */
-    uint64_t replaced;        /* pages dropped by a put of the same key */
-    uint64_t exclusive_drops; /* pages removed by an exclusive get hit */
-    uint64_t stored_pages;    /* pages held now, same-filled included */
+    uint64_t puts;              /* zc_put_page calls that were not errors */
+    uint64_t stored_puts;       /* puts that stored the page */
+    uint64_t succ_gets;         /* gets that hit */
+    uint64_t failed_gets;       /* gets that missed */
+    uint64_t invalidates;       /* pages dropped by invalidate_page/inode/fs */
+    uint64_t evictions;         /* pages dropped to make room */
+    uint64_t replaced;          /* pages dropped by a put of the same key */
+    uint64_t exclusive_drops;   /* pages removed by an exclusive get hit */
+    uint64_t stored_pages;      /* pages held now, same-filled included */
     uint64_t same_filled_pages; /* same-filled pages held now */
-    uint64_t raw_pages;       /* pages held now uncompressed in a whole frame
-                                 (compressed form did not fit one) */
-    uint64_t orig_data_size;  /* bytes of the pages held now */
-    uint64_t compr_data_size; /* compressed bytes held now (raw pages count a
-                                 page; same-filled pages nothing) */
-    uint64_t mem_used_total;  /* arena bytes in frames in use now */
-    uint64_t arena_bytes;     /* arena bytes obtained from mem now */
-    uint64_t meta_bytes;      /* all other heap bytes held now */
-    uint64_t work_bytes;      /* of meta_bytes, compression work space: one
-                                 buffer per thread compressing at once
-                                 (liblzo2 wants 128 KiB), not per page */
+    uint64_t raw_pages;         /* pages held now uncompressed in a whole frame
+                                   (compressed form did not fit one) */
+    uint64_t orig_data_size;    /* bytes of the pages held now */
+    uint64_t compr_data_size;   /* compressed bytes held now (raw pages count a
+                                   page; same-filled pages nothing) */
+    uint64_t mem_used_total;    /* arena bytes in frames in use now */
+    uint64_t arena_bytes;       /* arena bytes obtained from mem now */
+    uint64_t meta_bytes;        /* all other heap bytes held now */
+    uint64_t work_bytes;        /* of meta_bytes, compression work space: one
+                                   buffer per thread compressing at once
+                                   (liblzo2 wants 128 KiB), not per page */
     uint64_t reject_compress_poor; /* puts rejected by accept_percent */
-    uint64_t reject_nospace;  /* puts rejected for lack of room */
-    uint64_t reject_race;     /* puts dropped: pool invalidated meanwhile */
-    uint64_t compress_ns;     /* time compressing pages then stored */
+    uint64_t reject_nospace;       /* puts rejected for lack of room */
+    uint64_t reject_race; /* puts dropped: pool invalidated meanwhile */
+    uint64_t compress_ns; /* time compressing pages then stored */
     uint64_t compress_ns_rejected; /* time compressing pages then rejected */
-    uint64_t decompress_ns;   /* time decompressing (or copying) on gets */
-    uint64_t compactions;     /* objects moved by allocator compaction */
-    uint64_t pools;           /* live pools now */
-    uint64_t objects;         /* files (pool, file key) with pages held now */
+    uint64_t decompress_ns;        /* time decompressing (or copying) on gets */
+    uint64_t compactions;          /* objects moved by allocator compaction */
+    uint64_t pools;                /* live pools now */
+    uint64_t objects; /* files (pool, file key) with pages held now */
     uint64_t compr_size_hist[ZC_HIST_BUCKETS]; /* compressions by size */
 } zc_stats;
 

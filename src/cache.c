@@ -403,8 +403,12 @@ int zc_put_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
         goto out;
     }
     oid = zc__object_find(&c->idx, pool, key, (uint32_t)(index >> 32));
-    if (oid && (eid = zc__page_find(&c->idx, oid, (uint32_t)index)))
+    if (oid && (eid = zc__page_find(&c->idx, oid, (uint32_t)index))) {
+        bool last = zc__obj(&c->idx, oid)->count == 1;
         drop(c, oid, eid, DROP_REPLACE);
+        if (last)
+            oid = 0; /* the object went with its only page */
+    }
     if (crc) {
         rc = crc;
         goto out;
@@ -423,10 +427,8 @@ int zc_put_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
     /* Index first: a failure here leaves the cache as it was, and the
      * object is pinned (count + 1) so that evicting its other pages to
      * make room cannot release it under us. */
-    oid = zc__object_find(&c->idx, pool, key, (uint32_t)(index >> 32));
     if (!oid)
-        rc = zc__object_new(&c->idx, pool, key, (uint32_t)(index >> 32),
-                            &oid);
+        rc = zc__object_new(&c->idx, pool, key, (uint32_t)(index >> 32), &oid);
     if (!rc) {
         rc = zc__entry_new(&c->idx, &eid);
         if (rc && zc__obj(&c->idx, oid)->count == 0)
@@ -480,8 +482,7 @@ int zc_put_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
                 uint16_t size = (uint16_t)clen;
                 memcpy(sc->out, &eid, 4);
                 memcpy(sc->out + 4, &size, 2);
-                c->aops->write(c->alloc, handle, sc->out,
-                               clen + ZC__OBJ_HDR);
+                c->aops->write(c->alloc, handle, sc->out, clen + ZC__OBJ_HDR);
                 c->st.compr_data_size += clen;
             }
             c->pops->insert(c->pstate, eid);
@@ -532,8 +533,7 @@ int zc_get_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
     h = e->handle;
     t0 = zc__now_ns();
     if (h == ZC__HANDLE_SAME) {
-        fill_words(page, c->cfg.page_size,
-                   (uint64_t)e->next << 32 | e->prev);
+        fill_words(page, c->cfg.page_size, (uint64_t)e->next << 32 | e->prev);
     } else if (h & ZC__HANDLE_RAW) {
         memcpy(page, zc__arena_frame(&c->arena, h & ~ZC__HANDLE_RAW),
                c->cfg.page_size);
@@ -543,11 +543,9 @@ int zc_get_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
         const uint8_t *src;
 
         zc__read_hdr(c, h, &owner, &size);
-        src = c->aops->map(c->alloc, h, ZC__OBJ_HDR + (size_t)size,
-                           c->bounce);
-        if (owner != eid ||
-            c->comp->decompress(src + ZC__OBJ_HDR, size, page,
-                                c->cfg.page_size)) {
+        src = c->aops->map(c->alloc, h, ZC__OBJ_HDR + (size_t)size, c->bounce);
+        if (owner != eid || c->comp->decompress(src + ZC__OBJ_HDR, size, page,
+                                                c->cfg.page_size)) {
             /* Never hand out what we cannot vouch for. */
             drop(c, oid, eid, DROP_INVALIDATE);
             rc = -ZC_ECORRUPT;

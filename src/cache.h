@@ -43,7 +43,7 @@ struct zc_cache {
     size_t obj_max;      /* largest object the allocator takes */
     atomic_uint_fast64_t epoch; /* bumped by every pool creation and drop */
     atomic_size_t work_bytes;   /* scratch buffers held */
-    zc_stats st;         /* counters; "now" fields are filled on read */
+    zc_stats st;                /* counters; "now" fields are filled on read */
 };
 
 static inline void zc__read_hdr(const struct zc_cache *c, uint32_t handle,

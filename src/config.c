@@ -71,10 +71,22 @@ static int parse_size(const char *s, size_t *out)
     if (errno)
         return -1;
     switch (toupper((unsigned char)*end)) {
-    case 'K': shift = 10; end++; break;
-    case 'M': shift = 20; end++; break;
-    case 'G': shift = 30; end++; break;
-    case 'T': shift = 40; end++; break;
+    case 'K':
+        shift = 10;
+        end++;
+        break;
+    case 'M':
+        shift = 20;
+        end++;
+        break;
+    case 'G':
+        shift = 30;
+        end++;
+        break;
+    case 'T':
+        shift = 40;
+        end++;
+        break;
     default: break;
     }
     if (shift && (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0))
@@ -139,8 +151,8 @@ static int apply(zc_config *cfg, char *key, char *val, char *err, size_t errlen)
         }
         cfg->page_size = n;
     } else if (strcmp(key, "accept_percent") == 0) {
-        if (parse_size(val, &n) || n > 100 || !isdigit((unsigned char)
-                                                     val[strlen(val) - 1])) {
+        if (parse_size(val, &n) || n > 100 ||
+            !isdigit((unsigned char)val[strlen(val) - 1])) {
             snprintf(err, errlen, "accept_percent=%s: want 0 to 100", val);
             return -1;
         }
@@ -181,8 +193,7 @@ static int apply(zc_config *cfg, char *key, char *val, char *err, size_t errlen)
     return 0;
 
 bad_value:
-    snprintf(err, errlen, "%s=%s: not a size (e.g. 4096, 64M, 1GiB)", key,
-             val);
+    snprintf(err, errlen, "%s=%s: not a size (e.g. 4096, 64M, 1GiB)", key, val);
     return -1;
 unknown_backend:
     snprintf(err, errlen, "%s=%s: no such back-end", key, val);

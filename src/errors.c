@@ -32,7 +32,7 @@ const char *zc_strerror(int code)
     size_t n;
 
     if (code <= 0) {
-        n = (size_t)-(long)code;
+        n = (size_t) - (long)code;
         if (n < sizeof(error_text) / sizeof(error_text[0]) && error_text[n])
             return error_text[n];
         return "unknown error";

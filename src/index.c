@@ -6,8 +6,9 @@
  * Each object's page table is a power-of-two array of chain heads: it
  * doubles when the object holds more than four pages per bucket and
  * halves below one, so buckets cost 1 to 2 bytes per page (the budget is
- * 32 bytes of metadata per page, all included, and an entry takes 24).  A failed resize is
- * harmless (chains just get longer), so growing never fails an operation.
+ * 32 bytes of metadata per page, all included, and an entry takes 20).  A
+ * failed resize is harmless (chains just get longer), so growing never fails an
+ * operation.
  *
  * Chains end in ZC__END | object id (see index.h).  Pool tables chain
  * objects through zc__object.hnext and end in 0.
@@ -54,8 +55,7 @@ void zc__index_destroy(struct zc__index *x)
         struct zc__object *c = x->ochunk[i];
         for (uint32_t j = 0; j < OBJ_PER_CHUNK; j++)
             if (c[j].live && c[j].nb_log2)
-                zc__free(m, c[j].t.buckets,
-                         sizeof(uint32_t) << c[j].nb_log2);
+                zc__free(m, c[j].t.buckets, sizeof(uint32_t) << c[j].nb_log2);
         zc__free(m, c, OBJ_PER_CHUNK * sizeof(*c));
     }
     zc__free(m, x->ochunk, x->ochunks_cap * sizeof(*x->ochunk));
@@ -102,8 +102,7 @@ int zc__entry_new(struct zc__index *x, uint32_t *id)
     if (!E->free) {
         if ((uint64_t)(E->nchunks + 1) << ZC__ENT_SHIFT > ZC__ID_MAX)
             return -ZC_ENOSPC;
-        if (grow_table(x->mem, (void ***)&E->chunk, &E->chunks_cap,
-                       E->nchunks))
+        if (grow_table(x->mem, (void ***)&E->chunk, &E->chunks_cap, E->nchunks))
             return -ZC_ENOMEM;
         c = zc__alloc(x->mem, ENT_PER_CHUNK * sizeof(*c));
         if (!c)
@@ -215,8 +214,7 @@ uint32_t zc__object_find(const struct zc__index *x, int pool,
 
     while (oid) {
         const struct zc__object *o = zc__obj(x, oid);
-        if (o->index_hi == index_hi &&
-            memcmp(&o->key, key, sizeof(*key)) == 0)
+        if (o->index_hi == index_hi && memcmp(&o->key, key, sizeof(*key)) == 0)
             return oid;
         oid = o->hnext;
     }
@@ -315,8 +313,7 @@ size_t zc__object_buckets(const struct zc__object *o)
     return (size_t)1 << o->nb_log2;
 }
 
-uint32_t zc__page_find(const struct zc__index *x, uint32_t oid,
-                       uint32_t index)
+uint32_t zc__page_find(const struct zc__index *x, uint32_t oid, uint32_t index)
 {
     struct zc__object *o = zc__obj(x, oid);
     uint32_t id = table_of(o)[hash_index(index, o->nb_log2)];

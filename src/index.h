@@ -26,13 +26,13 @@
 
 #include "internal.h"
 
-#define ZC__END 0x80000000u          /* chain end tag, | object id */
-#define ZC__HANDLE_SAME 0xFFFFFFFFu  /* same-filled: no arena object */
-#define ZC__HANDLE_RAW 0x80000000u   /* | frame id: an uncompressed page */
+#define ZC__END 0x80000000u         /* chain end tag, | object id */
+#define ZC__HANDLE_SAME 0xFFFFFFFFu /* same-filled: no arena object */
+#define ZC__HANDLE_RAW 0x80000000u  /* | frame id: an uncompressed page */
 #define ZC__ID_MAX 0x7FFFFFFFu
 
 #define ZC__ENT_SHIFT 10 /* 1024 entries (24 KiB) per slab chunk */
-#define ZC__OBJ_SHIFT 6 /* 64 objects (3 KiB) per slab chunk */
+#define ZC__OBJ_SHIFT 6  /* 64 objects (3 KiB) per slab chunk */
 
 struct zc__entry {
     uint32_t index;  /* page index in the file, low 32 bits */
@@ -45,8 +45,8 @@ struct zc__entry {
 struct zc__entries {
     struct zc__entry **chunk;
     uint32_t nchunks, chunks_cap;
-    uint32_t free;  /* free list through hnext */
-    uint32_t used;  /* entries handed out */
+    uint32_t free; /* free list through hnext */
+    uint32_t used; /* entries handed out */
 };
 
 static inline struct zc__entry *zc__ent(const struct zc__entries *E,
@@ -55,15 +55,15 @@ static inline struct zc__entry *zc__ent(const struct zc__entries *E,
     return &E->chunk[id >> ZC__ENT_SHIFT][id & ((1u << ZC__ENT_SHIFT) - 1)];
 }
 
-struct zc__object {                /* 48 bytes */
+struct zc__object { /* 48 bytes */
     zc_filekey key;
     union {
         uint32_t *buckets; /* the table when nb_log2 > 0 */
         uint32_t bucket0;  /* the table when nb_log2 == 0 */
     } t;
-    uint32_t count;     /* pages */
-    uint32_t hnext;     /* next object in the pool's chain, 0 = end */
-    uint32_t index_hi;  /* high 32 bits of the page indexes held here */
+    uint32_t count;    /* pages */
+    uint32_t hnext;    /* next object in the pool's chain, 0 = end */
+    uint32_t index_hi; /* high 32 bits of the page indexes held here */
     uint16_t pool;
     uint8_t nb_log2;
     uint8_t live;
@@ -85,15 +85,14 @@ struct zc__index {
     struct zc__entries ents;
     struct zc__object **ochunk;
     uint32_t nochunks, ochunks_cap;
-    uint32_t ofree; /* free objects through hnext */
+    uint32_t ofree;   /* free objects through hnext */
     uint32_t objects; /* live */
     struct zc__pool *pools;
     uint32_t npools, pools_cap; /* slots ever used, allocated */
     uint32_t live_pools;
 };
 
-static inline struct zc__object *zc__obj(const struct zc__index *x,
-                                         uint32_t id)
+static inline struct zc__object *zc__obj(const struct zc__index *x, uint32_t id)
 {
     return &x->ochunk[id >> ZC__OBJ_SHIFT][id & ((1u << ZC__OBJ_SHIFT) - 1)];
 }
@@ -107,8 +106,7 @@ void zc__entry_free(struct zc__index *x, uint32_t id);
 
 /* Pools: 0..npools-1; a live one has live set. */
 int zc__pool_new(struct zc__index *x, uint64_t born, int *id);
-static inline struct zc__pool *zc__pool_get(const struct zc__index *x,
-                                            int id)
+static inline struct zc__pool *zc__pool_get(const struct zc__index *x, int id)
 {
     if (id < 0 || (uint32_t)id >= x->npools || !x->pools[id].live)
         return NULL;
@@ -128,8 +126,7 @@ int zc__object_new(struct zc__index *x, int pool, const zc_filekey *key,
 void zc__object_release(struct zc__index *x, uint32_t oid); /* empty only */
 
 /* Pages of an object. */
-uint32_t zc__page_find(const struct zc__index *x, uint32_t oid,
-                       uint32_t index);
+uint32_t zc__page_find(const struct zc__index *x, uint32_t oid, uint32_t index);
 void zc__page_link(struct zc__index *x, uint32_t oid, uint32_t eid);
 void zc__page_unlink(struct zc__index *x, uint32_t oid, uint32_t eid);
 uint32_t zc__page_object(const struct zc__index *x, uint32_t eid);

@@ -43,9 +43,9 @@ void zc__free_arena(struct zc__mem *m, void *p, size_t n);
 #define ZC__CHUNK_FRAMES 64
 
 struct zc__chunk {
-    uint8_t *base;      /* NULL: slot unused */
-    uint64_t free_mask; /* bit i set: frame i is free */
-    uint32_t nframes;   /* frames in this chunk (<= 64) */
+    uint8_t *base;       /* NULL: slot unused */
+    uint64_t free_mask;  /* bit i set: frame i is free */
+    uint32_t nframes;    /* frames in this chunk (<= 64) */
     uint32_t prev, next; /* list of chunks with free frames (slot+1; 0 end) */
 };
 

@@ -51,8 +51,8 @@
 
 struct zs_class {
     uint32_t size;
-    uint16_t span; /* frames per span */
-    uint16_t objs; /* objects per span */
+    uint16_t span;    /* frames per span */
+    uint16_t objs;    /* objects per span */
     uint32_t nonfull; /* span id + 1, 0 = none */
     uint32_t nspans;
     uint64_t free_slots;
@@ -63,7 +63,7 @@ struct zs_span {
     uint16_t inuse;
     uint16_t free_head; /* freed slots, a list through the slots */
     uint16_t nframes;
-    uint16_t fresh;     /* slots from here on were never used */
+    uint16_t fresh; /* slots from here on were never used */
     uint16_t spare;
     uint32_t prev, next; /* non-full list, span id + 1 */
     uint32_t frames[];
@@ -124,8 +124,8 @@ static void zs_destroy(void *p)
 }
 
 /* The span length in 1..max_span frames that wastes least for size s. */
-static void best_span(size_t page, size_t s, unsigned max_span,
-                      unsigned *span, unsigned *objs)
+static void best_span(size_t page, size_t s, unsigned max_span, unsigned *span,
+                      unsigned *objs)
 {
     double best = -1;
 
@@ -233,8 +233,8 @@ static inline struct zs_span *decode(const struct zs *z, uint32_t h,
 
     *sid = h >> z->slot_bits;
     sp = (struct zs_span *)z->spans[*sid];
-    *span_off = (size_t)(h & ((1u << z->slot_bits) - 1)) *
-                z->classes[sp->cls].size;
+    *span_off =
+        (size_t)(h & ((1u << z->slot_bits) - 1)) * z->classes[sp->cls].size;
     return sp;
 }
 
@@ -403,8 +403,8 @@ static void slot_give(struct zs *z, uint32_t sid, size_t off)
 
 /* ---- object bytes ----------------------------------------------------- */
 
-static void copy_out(const struct zs *z, const struct zs_span *sp,
-                     size_t off, void *dst, size_t len)
+static void copy_out(const struct zs *z, const struct zs_span *sp, size_t off,
+                     void *dst, size_t len)
 {
     size_t in = off & (z->page - 1);
     size_t first = z->page - in < len ? z->page - in : len;
@@ -465,8 +465,8 @@ static int zs_alloc(void *p, size_t size, uint32_t *handle)
     c = &z->classes[ci];
     /* Before opening a span, take a free slot of a class at most 1/32
      * larger: a new span's unused slots would waste more. */
-    for (uint32_t up = ci; !c->nonfull && up-- > 0 &&
-                           z->classes[up].size <= size + size / 32;)
+    for (uint32_t up = ci;
+         !c->nonfull && up-- > 0 && z->classes[up].size <= size + size / 32;)
         if (z->classes[up].nonfull) {
             ci = up;
             c = &z->classes[ci];

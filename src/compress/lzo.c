@@ -26,8 +26,8 @@ static size_t lzo_bound(size_t page_size)
     return page_size + page_size / 16 + 64 + 3;
 }
 
-static int lzo_compress(const void *src, size_t len, void *dst,
-                        size_t *out_len, void *wrkmem)
+static int lzo_compress(const void *src, size_t len, void *dst, size_t *out_len,
+                        void *wrkmem)
 {
     lzo_uint n = 0;
 
