@@ -252,7 +252,9 @@ ZC_API int zc_put_page(zc_cache *c, int pool, const zc_filekey *key,
  * Look up a page and copy it into page[page_size].
  *
  * Returns 0 on a hit (on a private pool with exclusive_gets the copy is
- * removed); -ZC_ENOENT on a miss (page untouched); -ZC_EINVAL.  Never
+ * removed); -ZC_ENOENT on a miss (page untouched); -ZC_EINVAL;
+ * -ZC_ECORRUPT if the stored copy failed to decompress (a library bug: the
+ * copy is dropped and the page must not be used).  Never
  * returns data older than the last put of the key or data of an
  * invalidated page, inode or pool.
  */
@@ -329,8 +331,8 @@ ZC_API int zc_stats_get(const zc_cache *c, zc_stats *out);
 /**
  * Debug checker: walk every structure of the cache (index, policy lists,
  * allocator, arena, accounting) and verify its invariants.  Costs time
- * linear in the cache's size.  Returns 0, or -ZC_ECORRUPT naming nothing:
- * a failure is a library bug.
+ * linear in the cache's size.  Returns 0; -ZC_ECORRUPT (a library bug);
+ * -ZC_ENOMEM if mem refused the checker's small scratch table.
  */
 ZC_API int zc_cache_check(const zc_cache *c);
 

@@ -140,7 +140,7 @@ int zc__pool_new(struct zc__index *x, uint64_t born, int *id)
     uint32_t i;
     uint32_t *b;
 
-    for (i = 0; i < x->npools; i++)
+    for (i = x->pool_hint; i < x->npools; i++)
         if (!x->pools[i].live)
             break;
     if (i >= 65535)
@@ -167,6 +167,7 @@ int zc__pool_new(struct zc__index *x, uint64_t born, int *id)
     x->pools[i].live = 1;
     x->pools[i].born = born;
     x->live_pools++;
+    x->pool_hint = i + 1;
     *id = (int)i;
     return 0;
 }
@@ -179,6 +180,8 @@ void zc__pool_release(struct zc__index *x, int id, uint64_t epoch)
     memset(p, 0, sizeof(*p));
     p->died = epoch;
     x->live_pools--;
+    if ((uint32_t)id < x->pool_hint)
+        x->pool_hint = (uint32_t)id;
 }
 
 static void pool_rehash(struct zc__index *x, struct zc__pool *p,
@@ -263,6 +266,8 @@ int zc__object_new(struct zc__index *x, int pool, const zc_filekey *key,
             x->ofree = base + i;
         }
     }
+    if (!zc__object_find_any(x, pool, key))
+        x->files++;
     oid = x->ofree;
     o = zc__obj(x, oid);
     x->ofree = o->hnext;
@@ -294,6 +299,8 @@ void zc__object_release(struct zc__index *x, uint32_t oid)
     *link = o->hnext;
     p->nobj--;
     x->objects--;
+    if (!zc__object_find_any(x, o->pool, &o->key))
+        x->files--;
     if (o->nb_log2)
         zc__free(x->mem, o->t.buckets, sizeof(uint32_t) << o->nb_log2);
     memset(o, 0, sizeof(*o));

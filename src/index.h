@@ -87,8 +87,10 @@ struct zc__index {
     uint32_t nochunks, ochunks_cap;
     uint32_t ofree;   /* free objects through hnext */
     uint32_t objects; /* live */
+    uint32_t files;   /* distinct (pool, key) among them */
     struct zc__pool *pools;
     uint32_t npools, pools_cap; /* slots ever used, allocated */
+    uint32_t pool_hint;         /* no free slot below this one */
     uint32_t live_pools;
 };
 

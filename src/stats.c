@@ -28,7 +28,7 @@ int zc_stats_get(const zc_cache *cc, zc_stats *out)
     *out = c->st;
     out->mem_used_total = (uint64_t)c->arena.frames_used * c->cfg.page_size;
     out->pools = c->idx.live_pools;
-    out->objects = c->idx.objects;
+    out->objects = c->idx.files;
     pthread_mutex_unlock(&c->lock);
     /* Scratch buffers come and go outside the cache lock. */
     pthread_mutex_lock(&c->scratch_lock);
@@ -99,7 +99,7 @@ static int check_locked(const zc_cache *c)
     const zc_stats *s = &c->st;
     struct tally t;
     uint64_t held, policy_count;
-    uint32_t live_pools = 0;
+    uint32_t live_pools = 0, files = 0;
     int rc;
 
     memset(&t, 0, sizeof(t));
@@ -115,16 +115,25 @@ static int check_locked(const zc_cache *c)
         for (uint32_t b = 0; b < (1u << p->nb_log2); b++)
             for (uint32_t oid = p->buckets[b]; oid;
                  oid = zc__obj(&c->idx, oid)->hnext) {
+                const struct zc__object *o = zc__obj(&c->idx, oid);
+                uint32_t first = p->buckets[b];
                 if (++nobj > p->nobj)
                     return -ZC_ECORRUPT;
                 rc = check_object(c, oid, (int)i, &t);
                 if (rc)
                     return rc;
+                /* A file is counted at its first object in the chain. */
+                while (first != oid && memcmp(&zc__obj(&c->idx, first)->key,
+                                              &o->key, sizeof(o->key)))
+                    first = zc__obj(&c->idx, first)->hnext;
+                if (first == oid)
+                    files++;
             }
         if (nobj != p->nobj)
             return -ZC_ECORRUPT;
     }
-    if (live_pools != c->idx.live_pools || t.objects != c->idx.objects)
+    if (live_pools != c->idx.live_pools || t.objects != c->idx.objects ||
+        files != c->idx.files)
         return -ZC_ECORRUPT;
     if (t.pages != s->stored_pages || t.same != s->same_filled_pages ||
         t.raw != s->raw_pages || t.compr != s->compr_data_size ||
