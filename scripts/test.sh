@@ -32,4 +32,4 @@ LD_LIBRARY_PATH="$(dirname "$libdir")" "$prefix/basic"
 cmake -S examples -B "$prefix/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$prefix/cmake-build" >/dev/null
 LD_LIBRARY_PATH="$(dirname "$libdir")" "$prefix/cmake-build/basic"
-echo "1 passed, 0 failed: installed-package example"
+echo "installed-package example: ok (pkg-config and CMake)"

@@ -31,8 +31,8 @@
 #define ZC__HANDLE_RAW 0x80000000u  /* | frame id: an uncompressed page */
 #define ZC__ID_MAX 0x7FFFFFFFu
 
-#define ZC__ENT_SHIFT 10 /* 1024 entries (24 KiB) per slab chunk */
-#define ZC__OBJ_SHIFT 6  /* 64 objects (3 KiB) per slab chunk */
+#define ZC__ENT_SHIFT 8 /* 256 entries (5 KiB) per slab chunk */
+#define ZC__OBJ_SHIFT 6 /* 64 objects (3 KiB) per slab chunk */
 
 struct zc__entry {
     uint32_t index;  /* page index in the file, low 32 bits */
