@@ -2,7 +2,7 @@
 # Install the Debian packages libzcache needs to build and test, if missing.
 # Runs apt-get as root (or through sudo); does nothing when all are present.
 set -euo pipefail
-need=(gcc make cmake pkg-config liblzo2-dev libcmocka-dev)
+need=(gcc libc6-dev make cmake pkg-config liblzo2-dev libcmocka-dev)
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
