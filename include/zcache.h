@@ -73,6 +73,8 @@ enum {
     ZC_ENOMEM = 3,   /* zc_config.mem refused an allocation */
     ZC_ENOSPC = 4,   /* a fixed limit was reached (pools, pages, objects) */
     ZC_ECORRUPT = 5, /* an internal consistency check failed (a bug) */
+    ZC_EIO = 6,      /* a file could not be opened or read */
+    ZC_EFORMAT = 7,  /* malformed input (a trace, a content file) */
 };
 
 /** Reasons why zc_put_page() did not store a page: positive return values.

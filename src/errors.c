@@ -19,6 +19,8 @@ static const char *const error_text[] = {
     [ZC_ENOMEM] = "out of memory",
     [ZC_ENOSPC] = "limit reached",
     [ZC_ECORRUPT] = "internal consistency check failed",
+    [ZC_EIO] = "cannot open or read a file",
+    [ZC_EFORMAT] = "malformed input",
 };
 
 static const char *const put_text[] = {
