@@ -263,6 +263,12 @@ ZC_API int zc_put_page(zc_cache *c, int pool, const zc_filekey *key,
 ZC_API int zc_get_page(zc_cache *c, int pool, const zc_filekey *key,
                        uint64_t index, void *page);
 
+/** Whether the cache holds a copy of the page: 1 yes, 0 no, -ZC_EINVAL.
+ *  No side effects: no policy refresh, no counters.  (A trace replay uses
+ *  it to tell whether a write found a copy it is about to invalidate.) */
+ZC_API int zc_probe_page(zc_cache *c, int pool, const zc_filekey *key,
+                         uint64_t index);
+
 /** Drop the copy of one page, if any.  Returns 0 (also if there was none);
  *  -ZC_EINVAL. */
 ZC_API int zc_invalidate_page(zc_cache *c, int pool, const zc_filekey *key,

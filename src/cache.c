@@ -565,6 +565,24 @@ out:
 
 /* ---- invalidation ------------------------------------------------------- */
 
+int zc_probe_page(zc_cache *c, int pool, const zc_filekey *key,
+                  uint64_t index)
+{
+    uint32_t oid;
+    int rc = 0;
+
+    if (!c || !key)
+        return -ZC_EINVAL;
+    pthread_mutex_lock(&c->lock);
+    if (!zc__pool_get(&c->idx, pool))
+        rc = -ZC_EINVAL;
+    else if ((oid = zc__object_find(&c->idx, pool, key,
+                                    (uint32_t)(index >> 32))))
+        rc = zc__page_find(&c->idx, oid, (uint32_t)index) != 0;
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
 int zc_invalidate_page(zc_cache *c, int pool, const zc_filekey *key,
                        uint64_t index)
 {
