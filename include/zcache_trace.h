@@ -51,7 +51,7 @@ typedef struct zc_trace zc_trace;
 /** Options for opening a trace. */
 typedef struct zc_trace_options {
     const char *format; /* a registered name, or NULL / "auto" to sniff */
-    size_t page_size;   /* block lists name pages of this size (4096) */
+    size_t page_size;   /* block lists name pages of this size; 0 = 4096 */
 } zc_trace_options;
 
 /**
@@ -61,12 +61,14 @@ typedef struct zc_trace_options {
  *
  * Returns 0 and *out; -ZC_EINVAL (bad arguments, unknown format);
  * -ZC_EIO (a file cannot be opened or is a directory); -ZC_EFORMAT (the
- * format cannot be recognised); -ZC_ENOMEM.  On failure, if err is not
+ * format cannot be recognised, e.g. an empty first file with "auto", or a
+ * binary block list whose size is not a whole number of entries);
+ * -ZC_ENOMEM.  On failure, if err is not
  * NULL, a one-line message naming the file is written to err[errlen].
  */
 ZC_API int zc_trace_open(const char *const *paths, size_t npaths,
-                         const zc_trace_options *opt, zc_trace **out,
-                         char *err, size_t errlen);
+                         const zc_trace_options *opt, zc_trace **out, char *err,
+                         size_t errlen);
 
 /** The next request: 1 and *req; 0 at the end; -ZC_EFORMAT or -ZC_EIO on
  *  bad input (zc_trace_error() says where).  Zero-length requests and
@@ -103,12 +105,12 @@ typedef struct zc_content zc_content;
  * Returns 0; -ZC_EINVAL (bad spec, with a message in err); -ZC_EIO;
  * -ZC_ENOMEM.
  */
-ZC_API int zc_content_open(const char *spec, size_t page_size,
-                           zc_content **out, char *err, size_t errlen);
+ZC_API int zc_content_open(const char *spec, size_t page_size, zc_content **out,
+                           char *err, size_t errlen);
 
 /** Fill page[page_size] with the content of (dev, page number, version):
  *  the same arguments always give the same bytes; a write gives a page a
- *  new version.  Returns 0 or -ZC_EIO. */
+ *  new version.  Returns 0; -ZC_EIO; -ZC_EINVAL for NULL arguments. */
 ZC_API int zc_content_page(zc_content *src, uint32_t dev, uint64_t pageno,
                            uint64_t version, void *page);
 
@@ -133,6 +135,9 @@ typedef struct zc_replay_stats {
     uint64_t zc_stored;     /* puts the zcache stored */
     uint64_t resident_hits; /* accesses whose page was in either tier */
     uint64_t pc_evictions;  /* pages evicted from the page cache */
+    uint64_t zc_wrong;      /* with verification on: zcache hits whose bytes
+                               differ from the page's latest content (a
+                               library bug; always 0) */
 } zc_replay_stats;
 
 /**
@@ -146,6 +151,10 @@ ZC_API int zc_replay_create(uint64_t pc_pages, size_t page_size, zc_cache *zc,
 /** Feed one request: split into pages, each run through the model.
  *  Returns 0; -ZC_ENOMEM; an error of the zcache or the content source. */
 ZC_API int zc_replay_request(zc_replay *r, const zc_request *req);
+
+/** Verification: compare every zcache hit with the page's latest content
+ *  (costs a content generation per hit); mismatches count in zc_wrong. */
+ZC_API void zc_replay_verify(zc_replay *r, bool on);
 
 ZC_API int zc_replay_stats_get(const zc_replay *r, zc_replay_stats *out);
 

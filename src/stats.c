@@ -29,13 +29,13 @@ int zc_stats_get(const zc_cache *cc, zc_stats *out)
     out->mem_used_total = (uint64_t)c->arena.frames_used * c->cfg.page_size;
     out->pools = c->idx.live_pools;
     out->objects = c->idx.files;
-    pthread_mutex_unlock(&c->lock);
-    /* Scratch buffers come and go outside the cache lock. */
-    pthread_mutex_lock(&c->scratch_lock);
+    /* Arena chunks come and go only under the cache lock, so these agree
+     * with the frames above; scratch buffers (outside the lock) can only
+     * make meta_bytes larger, never wrap it. */
     arena = atomic_load(&c->mem.arena_bytes);
     all = atomic_load(&c->mem.bytes);
     out->work_bytes = atomic_load(&c->work_bytes);
-    pthread_mutex_unlock(&c->scratch_lock);
+    pthread_mutex_unlock(&c->lock);
     out->arena_bytes = arena;
     out->meta_bytes = all - arena;
     return 0;

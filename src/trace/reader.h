@@ -1,0 +1,162 @@
+/*
+ * trace/reader.h - what the block-trace readers share.
+ *
+ * A trace is one or more files; reader.c opens them, picks the format (by
+ * name or by sniffing the first bytes), and either reads the files one
+ * after the other or, for per-CPU captures, merges them by time.  A format
+ * only ever sees one file: a struct zc__tfile, a buffered window on it
+ * that hands out whole lines (text formats) or a number of contiguous
+ * bytes (binary formats), and knows its name, line and byte offset so that
+ * every error message can say where.
+ *
+ * A format is a small const ops table (name, doc, how to sniff it, how to
+ * read the next request from a file), listed once in reader.c and found by
+ * name.  Formats parse numbers by hand with the helpers below: no sscanf,
+ * no locale, every overflow caught.
+ *
+ * Invariants of a zc__tfile: buf[pos..end) are the unread bytes, buf_off is
+ * the file offset of buf[0], 0 <= pos <= end <= cap; eof is set once read()
+ * returned 0; line counts the lines handed out so far (the current line's
+ * number once one has been returned).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef ZC_TRACE_READER_H
+#define ZC_TRACE_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zcache_trace.h"
+
+/* One open trace file. */
+struct zc__tfile {
+    const char *path;
+    int fd; /* -1 once closed */
+    unsigned char *buf;
+    size_t cap;
+    size_t pos, end;
+    uint64_t buf_off;
+    uint64_t line;
+    bool eof;
+    size_t page_size; /* block lists: bytes per listed page */
+    uint64_t state;   /* the format's own, 0 when the file is opened */
+    char *err;        /* the trace's message buffer */
+    size_t errlen;
+};
+
+/* Make at least want bytes readable at buf + pos if the file has them
+ * (want <= cap); *avail = what is readable, less than want only at the end
+ * of the file.  0, or -ZC_EIO with a message. */
+int zc__tf_fill(struct zc__tfile *f, size_t want, size_t *avail);
+
+/* The next line, without its '\n' (and '\r' before it): 1 and
+ * [*line, *line + *len); 0 at the end of the file; -ZC_EIO; -ZC_EFORMAT
+ * for a line longer than the buffer.  Valid until the next call. */
+int zc__tf_line(struct zc__tfile *f, const char **line, size_t *len);
+
+/* Set the message "FILE:LINE: what" (current line) and return
+ * -ZC_EFORMAT. */
+int zc__tf_fail_line(struct zc__tfile *f, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Set the message "FILE: offset N: what" and return -ZC_EFORMAT. */
+int zc__tf_fail_at(struct zc__tfile *f, uint64_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The offset of the next unread byte. */
+static inline uint64_t zc__tf_offset(const struct zc__tfile *f)
+{
+    return f->buf_off + f->pos;
+}
+
+/* A trace format. */
+struct zc__trace_format {
+    const char *name;
+    const char *doc;
+    /* Binary arrays of fixed-size entries: a file's size must be a
+     * multiple of this; 0 otherwise. */
+    size_t entry_size;
+    /* The files are per-CPU parts of one capture: merge them by time. */
+    bool merge_by_time;
+    /* Whether the first bytes of a file look like this format (at_eof:
+     * head is the whole file).  NULL: never sniffed, only forced. */
+    bool (*sniff)(const unsigned char *head, size_t len, bool at_eof);
+    /* The next request of the file: 1 and *req; 0 at its end; -ZC_E*
+     * with a message set through the zc__tf_fail_* helpers. */
+    int (*next)(struct zc__tfile *f, zc_request *req);
+};
+
+extern const struct zc__trace_format zc__trace_blkparse;
+extern const struct zc__trace_format zc__trace_blktrace;
+extern const struct zc__trace_format zc__trace_disksim;
+extern const struct zc__trace_format zc__trace_vscsi;
+extern const struct zc__trace_format zc__trace_blocklist_text;
+extern const struct zc__trace_format zc__trace_blocklist_u32;
+extern const struct zc__trace_format zc__trace_blocklist_u64;
+
+/* ---- sniffing help ---------------------------------------------------- */
+
+/* The first line of head that is neither blank nor a '#' comment, without
+ * its line end.  A last line cut off by the end of head counts only if
+ * at_eof.  false if there is none. */
+bool zc__sniff_first_line(const unsigned char *head, size_t len, bool at_eof,
+                          const char **line, size_t *llen);
+
+/* ---- number parsing: p advances past what was taken ------------------- */
+
+static inline bool zc__is_digit(char c)
+{
+    return (unsigned char)(c - '0') < 10;
+}
+
+static inline bool zc__is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static inline const char *zc__skip_space(const char *p, const char *end)
+{
+    while (p < end && zc__is_space(*p))
+        p++;
+    return p;
+}
+
+/* Decimal digits: true and *v; false if there are none or they overflow
+ * 64 bits. */
+static inline bool zc__parse_u64(const char **pp, const char *end, uint64_t *v)
+{
+    const char *p = *pp;
+    uint64_t x = 0;
+
+    if (p >= end || !zc__is_digit(*p))
+        return false;
+    do {
+        unsigned d = (unsigned)(*p - '0');
+        if (x > (UINT64_MAX - d) / 10)
+            return false;
+        x = x * 10 + d;
+        p++;
+    } while (p < end && zc__is_digit(*p));
+    *pp = p;
+    *v = x;
+    return true;
+}
+
+/* Hexadecimal digits, an optional 0x/0X before them. */
+bool zc__parse_hex(const char **pp, const char *end, uint64_t *v);
+
+/* A non-negative decimal time "INT" or "INT.FRAC" in units of unit_ns
+ * nanoseconds (1e9: seconds, 1e6: milliseconds, 1: nanoseconds), to
+ * nanoseconds; fraction digits past the nanosecond are dropped.  false if
+ * malformed or past 2^64 ns.  *had_point: whether a '.' was written. */
+bool zc__parse_time(const char **pp, const char *end, uint64_t unit_ns,
+                    uint64_t *ns, bool *had_point);
+
+/* offset = pos * pos_unit, length = count * count_unit, with
+ * offset + length representable: true; false on overflow. */
+bool zc__byte_span(uint64_t pos, uint64_t pos_unit, uint64_t count,
+                   uint64_t count_unit, uint64_t *offset, uint64_t *length);
+
+#endif /* ZC_TRACE_READER_H */

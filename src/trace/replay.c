@@ -1,0 +1,447 @@
+/*
+ * trace/replay.c - the page-cache model in front of a zcache.
+ *
+ * Each request is split into the pages it touches (DESIGN.md: bytes
+ * [off, off+len) touch pages floor(off/P) .. floor((off+len-1)/P), in
+ * ascending order), and each page access runs through an LRU page cache of
+ * a fixed number of pages:
+ *
+ *   hit                 move to the front (a write also gives the page a
+ *                       new version and invalidates any zcache copy)
+ *   read miss           zcache get: a hit is a disk read avoided
+ *   write miss          zcache invalidate_page (a copy found there counts
+ *                       as a resident hit), new version
+ *   any miss            insert at the front; when full, the back page is
+ *                       evicted and put to the zcache with its content
+ *
+ * Pages are keyed like the kernel's block-device page cache: zcache pool =
+ * the device (one private pool per device, created on first sight), file
+ * key = the device, index = page number.  Page contents come from the
+ * content source as (dev, page, version), the version counting the page's
+ * writes, so a put always carries the page's latest bytes.
+ *
+ * Data layout: the page cache is a fixed array of nodes (key and LRU
+ * links, 32-bit indexes) and an open-addressing table of node indexes
+ * (linear probing, backward-shift deletion, at most half full), so the
+ * zcache-off path does one hash probe and a few link updates per access.
+ * Versions of written pages live in a second open-addressing table that
+ * grows; pages never written are version 0 and cost nothing.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "zcache_trace.h"
+
+#define NIL 0xFFFFFFFFu
+
+struct node {
+    uint64_t page;
+    uint32_t dev;
+    uint32_t prev, next;
+};
+
+struct ver_slot {
+    uint64_t page;
+    uint32_t dev;
+    uint32_t version; /* 0: empty slot (written pages are >= 1) */
+};
+
+struct dev_pool {
+    uint32_t dev;
+    int pool;
+};
+
+struct zc_replay {
+    size_t page_size;
+    unsigned page_shift;
+    zc_cache *zc;
+    zc_content *content;
+    zc_replay_stats st;
+
+    /* page cache */
+    struct node *nodes;
+    uint32_t cap, used;
+    uint32_t head, tail; /* most and least recently used, NIL if empty */
+    uint32_t *table;     /* node index + 1, 0 empty */
+    uint64_t mask;
+
+    /* versions of written pages */
+    struct ver_slot *ver;
+    uint64_t ver_mask, ver_used;
+
+    struct dev_pool *pools;
+    size_t npools, pools_cap;
+    uint8_t *page;  /* one page of content */
+    uint8_t *check; /* the expected page, when verifying */
+    bool verify;
+};
+
+static inline uint64_t hash_key(uint32_t dev, uint64_t page)
+{
+    uint64_t h = (page ^ ((uint64_t)dev << 40) ^ dev) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
+}
+
+/* ---- versions ----------------------------------------------------------- */
+
+static uint32_t version_of(const struct zc_replay *r, uint32_t dev,
+                           uint64_t page)
+{
+    uint64_t i;
+
+    if (!r->ver)
+        return 0;
+    for (i = hash_key(dev, page) & r->ver_mask; r->ver[i].version;
+         i = (i + 1) & r->ver_mask)
+        if (r->ver[i].page == page && r->ver[i].dev == dev)
+            return r->ver[i].version;
+    return 0;
+}
+
+static int version_bump(struct zc_replay *r, uint32_t dev, uint64_t page)
+{
+    uint64_t i;
+
+    if (!r->ver || (r->ver_used + 1) * 2 > r->ver_mask + 1) {
+        uint64_t n = r->ver ? (r->ver_mask + 1) * 2 : 1024;
+        struct ver_slot *t = calloc(n, sizeof(*t));
+        if (!t)
+            return -ZC_ENOMEM;
+        for (uint64_t j = 0; r->ver && j <= r->ver_mask; j++) {
+            if (!r->ver[j].version)
+                continue;
+            for (i = hash_key(r->ver[j].dev, r->ver[j].page) & (n - 1);
+                 t[i].version; i = (i + 1) & (n - 1))
+                ;
+            t[i] = r->ver[j];
+        }
+        free(r->ver);
+        r->ver = t;
+        r->ver_mask = n - 1;
+    }
+    for (i = hash_key(dev, page) & r->ver_mask; r->ver[i].version;
+         i = (i + 1) & r->ver_mask)
+        if (r->ver[i].page == page && r->ver[i].dev == dev) {
+            r->ver[i].version++;
+            return 0;
+        }
+    r->ver[i].page = page;
+    r->ver[i].dev = dev;
+    r->ver[i].version = 1;
+    r->ver_used++;
+    return 0;
+}
+
+/* ---- the page cache ----------------------------------------------------- */
+
+static uint64_t find_slot(const struct zc_replay *r, uint32_t dev,
+                          uint64_t page, bool *found)
+{
+    uint64_t i = hash_key(dev, page) & r->mask;
+
+    for (; r->table[i]; i = (i + 1) & r->mask) {
+        const struct node *n = &r->nodes[r->table[i] - 1];
+        if (n->page == page && n->dev == dev) {
+            *found = true;
+            return i;
+        }
+    }
+    *found = false;
+    return i;
+}
+
+/* Remove table slot i, shifting later members of its run back. */
+static void table_delete(struct zc_replay *r, uint64_t i)
+{
+    uint64_t j = i;
+
+    for (;;) {
+        uint64_t k;
+        j = (j + 1) & r->mask;
+        if (!r->table[j])
+            break;
+        k = hash_key(r->nodes[r->table[j] - 1].dev,
+                     r->nodes[r->table[j] - 1].page) &
+            r->mask;
+        /* Move j back to i unless its home k lies cyclically in (i, j]. */
+        if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
+            r->table[i] = r->table[j];
+            i = j;
+        }
+    }
+    r->table[i] = 0;
+}
+
+static void lru_unlink(struct zc_replay *r, uint32_t n)
+{
+    struct node *x = &r->nodes[n];
+
+    if (x->prev != NIL)
+        r->nodes[x->prev].next = x->next;
+    else
+        r->head = x->next;
+    if (x->next != NIL)
+        r->nodes[x->next].prev = x->prev;
+    else
+        r->tail = x->prev;
+}
+
+static void lru_push_front(struct zc_replay *r, uint32_t n)
+{
+    struct node *x = &r->nodes[n];
+
+    x->prev = NIL;
+    x->next = r->head;
+    if (r->head != NIL)
+        r->nodes[r->head].prev = n;
+    r->head = n;
+    if (r->tail == NIL)
+        r->tail = n;
+}
+
+/* ---- the zcache side ---------------------------------------------------- */
+
+static int pool_of(struct zc_replay *r, uint32_t dev, int *pool)
+{
+    for (size_t i = 0; i < r->npools; i++)
+        if (r->pools[i].dev == dev) {
+            *pool = r->pools[i].pool;
+            return 0;
+        }
+    if (r->npools == r->pools_cap) {
+        size_t cap = r->pools_cap ? r->pools_cap * 2 : 8;
+        struct dev_pool *t = realloc(r->pools, cap * sizeof(*t));
+        if (!t)
+            return -ZC_ENOMEM;
+        r->pools = t;
+        r->pools_cap = cap;
+    }
+    *pool = zc_init_fs(r->zc, r->page_size);
+    if (*pool < 0)
+        return *pool;
+    r->pools[r->npools].dev = dev;
+    r->pools[r->npools].pool = *pool;
+    r->npools++;
+    return 0;
+}
+
+static int put_evicted(struct zc_replay *r, uint32_t dev, uint64_t page)
+{
+    zc_filekey key = zc_filekey_from_ino(dev);
+    int pool, rc;
+
+    r->st.pc_evictions++;
+    if (!r->zc)
+        return 0;
+    rc = pool_of(r, dev, &pool);
+    if (rc)
+        return rc;
+    rc = zc_content_page(r->content, dev, page, version_of(r, dev, page),
+                         r->page);
+    if (rc)
+        return rc;
+    rc = zc_put_page(r->zc, pool, &key, page, r->page);
+    if (rc < 0)
+        return rc;
+    r->st.zc_puts++;
+    if (rc == 0)
+        r->st.zc_stored++;
+    return 0;
+}
+
+/* One page access. */
+static int access_page(struct zc_replay *r, uint32_t dev, uint64_t page,
+                       bool write)
+{
+    bool found;
+    uint64_t slot;
+    uint32_t n;
+    int rc;
+
+    r->st.accesses++;
+    if (write)
+        r->st.writes++;
+    else
+        r->st.reads++;
+    slot = find_slot(r, dev, page, &found);
+    if (found) {
+        n = r->table[slot] - 1;
+        r->st.pc_hits++;
+        r->st.resident_hits++;
+        if (n != r->head) {
+            lru_unlink(r, n);
+            lru_push_front(r, n);
+        }
+        if (write) {
+            if (r->zc) {
+                zc_filekey key = zc_filekey_from_ino(dev);
+                int pool;
+                rc = pool_of(r, dev, &pool);
+                if (!rc)
+                    rc = zc_invalidate_page(r->zc, pool, &key, page);
+                if (rc)
+                    return rc;
+            }
+            return version_bump(r, dev, page);
+        }
+        return 0;
+    }
+
+    /* A miss. */
+    if (r->zc) {
+        zc_filekey key = zc_filekey_from_ino(dev);
+        int pool;
+        rc = pool_of(r, dev, &pool);
+        if (rc)
+            return rc;
+        if (write) {
+            rc = zc_probe_page(r->zc, pool, &key, page);
+            if (rc < 0)
+                return rc;
+            if (rc)
+                r->st.resident_hits++;
+            rc = zc_invalidate_page(r->zc, pool, &key, page);
+            if (rc)
+                return rc;
+        } else {
+            r->st.zc_gets++;
+            rc = zc_get_page(r->zc, pool, &key, page, r->page);
+            if (rc == 0) {
+                r->st.zc_hits++;
+                r->st.resident_hits++;
+                if (r->verify) {
+                    rc = zc_content_page(r->content, dev, page,
+                                         version_of(r, dev, page), r->check);
+                    if (rc)
+                        return rc;
+                    if (memcmp(r->page, r->check, r->page_size))
+                        r->st.zc_wrong++;
+                }
+            } else if (rc == -ZC_ENOENT) {
+                r->st.disk_reads++;
+            } else {
+                return rc;
+            }
+        }
+    } else if (!write) {
+        r->st.disk_reads++;
+    }
+    if (write) {
+        rc = version_bump(r, dev, page);
+        if (rc)
+            return rc;
+    }
+    if (r->cap == 0) {
+        /* No page cache: the page passes through and is evicted at once. */
+        return put_evicted(r, dev, page);
+    }
+    if (r->used < r->cap) {
+        n = r->used++;
+    } else {
+        bool f;
+        uint64_t vs;
+        n = r->tail;
+        vs = find_slot(r, r->nodes[n].dev, r->nodes[n].page, &f);
+        table_delete(r, vs);
+        lru_unlink(r, n);
+        rc = put_evicted(r, r->nodes[n].dev, r->nodes[n].page);
+        if (rc)
+            return rc;
+        /* The slot found before may have moved: look again. */
+        slot = find_slot(r, dev, page, &found);
+    }
+    r->nodes[n].dev = dev;
+    r->nodes[n].page = page;
+    r->table[slot] = n + 1;
+    lru_push_front(r, n);
+    return 0;
+}
+
+/* ---- public ----------------------------------------------------------- */
+
+int zc_replay_create(uint64_t pc_pages, size_t page_size, zc_cache *zc,
+                     zc_content *content, zc_replay **out)
+{
+    struct zc_replay *r;
+    uint64_t tsize = 2;
+
+    if (!out || page_size < 512 || (page_size & (page_size - 1)) ||
+        pc_pages >= NIL || (zc && !content))
+        return -ZC_EINVAL;
+    *out = NULL;
+    r = calloc(1, sizeof(*r));
+    if (!r)
+        return -ZC_ENOMEM;
+    r->page_size = page_size;
+    while ((1ul << r->page_shift) < page_size)
+        r->page_shift++;
+    r->zc = zc;
+    r->content = content;
+    r->cap = (uint32_t)pc_pages;
+    r->head = r->tail = NIL;
+    while (tsize < pc_pages * 2)
+        tsize *= 2;
+    r->mask = tsize - 1;
+    r->nodes = malloc((pc_pages ? pc_pages : 1) * sizeof(*r->nodes));
+    r->table = calloc(tsize, sizeof(*r->table));
+    r->page = malloc(page_size);
+    r->check = malloc(page_size);
+    if (!r->nodes || !r->table || !r->page || !r->check) {
+        zc_replay_destroy(r);
+        return -ZC_ENOMEM;
+    }
+    *out = r;
+    return 0;
+}
+
+int zc_replay_request(zc_replay *r, const zc_request *req)
+{
+    uint64_t first, last;
+
+    if (!r || !req)
+        return -ZC_EINVAL;
+    if (req->length == 0)
+        return 0;
+    if (req->offset > UINT64_MAX - (req->length - 1))
+        return -ZC_EINVAL;
+    r->st.requests++;
+    first = req->offset >> r->page_shift;
+    last = (req->offset + req->length - 1) >> r->page_shift;
+    for (uint64_t p = first;; p++) {
+        int rc = access_page(r, req->dev, p, req->write);
+        if (rc)
+            return rc;
+        if (p == last)
+            break;
+    }
+    return 0;
+}
+
+void zc_replay_verify(zc_replay *r, bool on)
+{
+    if (r)
+        r->verify = on;
+}
+
+int zc_replay_stats_get(const zc_replay *r, zc_replay_stats *out)
+{
+    if (!r || !out)
+        return -ZC_EINVAL;
+    *out = r->st;
+    return 0;
+}
+
+void zc_replay_destroy(zc_replay *r)
+{
+    if (!r)
+        return;
+    free(r->nodes);
+    free(r->table);
+    free(r->ver);
+    free(r->pools);
+    free(r->page);
+    free(r->check);
+    free(r);
+}
