@@ -42,19 +42,14 @@ static int page_request(struct zc__tfile *f, uint64_t page, zc_request *req,
 
 static int text_next(struct zc__tfile *f, zc_request *req)
 {
-    const char *line, *p, *end;
+    const char *p, *end;
     uint64_t page;
-    size_t len;
     int rc;
 
     for (;;) {
-        rc = zc__tf_line(f, &line, &len);
+        rc = zc__tf_data_line(f, &p, &end);
         if (rc <= 0)
             return rc;
-        end = line + len;
-        p = zc__skip_space(line, end);
-        if (p == end || *p == '#')
-            continue;
         if (!zc__parse_u64(&p, end, &page) || zc__skip_space(p, end) != end)
             return zc__tf_fail_line(f, "expected one page number (decimal, "
                                        "below 2^64)");

@@ -77,19 +77,14 @@ static int parse_fields(const char *p, const char *end, struct fields *v,
 
 static int disksim_next(struct zc__tfile *f, zc_request *req)
 {
-    const char *line, *p, *end, *why = "";
+    const char *p, *end, *why = "";
     struct fields v;
-    size_t len;
     int rc;
 
     for (;;) {
-        rc = zc__tf_line(f, &line, &len);
+        rc = zc__tf_data_line(f, &p, &end);
         if (rc <= 0)
             return rc;
-        end = line + len;
-        p = zc__skip_space(line, end);
-        if (p == end || *p == '#')
-            continue;
         if (!parse_fields(p, end, &v, &why))
             return zc__tf_fail_line(f, "%s", why);
         if (v.dev > UINT32_MAX)

@@ -711,3 +711,20 @@ void zc_trace_close(zc_trace *t)
     free(t->ahead);
     free(t);
 }
+
+int zc__tf_data_line(struct zc__tfile *f, const char **p, const char **end)
+{
+    const char *line;
+    size_t len;
+    int rc;
+
+    for (;;) {
+        rc = zc__tf_line(f, &line, &len);
+        if (rc <= 0)
+            return rc;
+        *end = line + len;
+        *p = zc__skip_space(line, *end);
+        if (*p != *end && **p != '#')
+            return 1;
+    }
+}

@@ -56,6 +56,11 @@ int zc__tf_fill(struct zc__tfile *f, size_t want, size_t *avail);
  * for a line longer than the buffer.  Valid until the next call. */
 int zc__tf_line(struct zc__tfile *f, const char **line, size_t *len);
 
+/* The next line with data, skipping blank lines and '#' comments: 1 and
+ * [*p, *end) from its first non-space character; otherwise as
+ * zc__tf_line(). */
+int zc__tf_data_line(struct zc__tfile *f, const char **p, const char **end);
+
 /* Set the message "FILE:LINE: what" (current line) and return
  * -ZC_EFORMAT. */
 int zc__tf_fail_line(struct zc__tfile *f, const char *fmt, ...)

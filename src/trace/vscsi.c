@@ -90,19 +90,14 @@ static bool is_header(const char *p, const char *end)
 
 static int vscsi_next(struct zc__tfile *f, zc_request *req)
 {
-    const char *line, *p, *end, *why = "";
+    const char *p, *end, *why = "";
     struct fields v;
-    size_t len;
     int rc;
 
     for (;;) {
-        rc = zc__tf_line(f, &line, &len);
+        rc = zc__tf_data_line(f, &p, &end);
         if (rc <= 0)
             return rc;
-        end = line + len;
-        p = zc__skip_space(line, end);
-        if (p == end || *p == '#')
-            continue;
         if (!f->state++ && is_header(p, end))
             continue;
         if (!parse_fields(p, end, &v, &why))
