@@ -211,6 +211,8 @@ static void on_moved(void *ctx, uint32_t old_handle, uint32_t new_handle)
     zc__read_hdr(c, new_handle, &eid, &size);
     if (zc__ent(&c->idx.ents, eid)->handle == old_handle)
         zc__ent(&c->idx.ents, eid)->handle = new_handle;
+    else
+        c->bad_moves++; /* zc_cache_check() reports it */
     c->st.compactions++;
 }
 
@@ -565,8 +567,7 @@ out:
 
 /* ---- invalidation ------------------------------------------------------- */
 
-int zc_probe_page(zc_cache *c, int pool, const zc_filekey *key,
-                  uint64_t index)
+int zc_probe_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index)
 {
     uint32_t oid;
     int rc = 0;
@@ -576,8 +577,8 @@ int zc_probe_page(zc_cache *c, int pool, const zc_filekey *key,
     pthread_mutex_lock(&c->lock);
     if (!zc__pool_get(&c->idx, pool))
         rc = -ZC_EINVAL;
-    else if ((oid = zc__object_find(&c->idx, pool, key,
-                                    (uint32_t)(index >> 32))))
+    else if ((oid =
+                  zc__object_find(&c->idx, pool, key, (uint32_t)(index >> 32))))
         rc = zc__page_find(&c->idx, oid, (uint32_t)index) != 0;
     pthread_mutex_unlock(&c->lock);
     return rc;

@@ -44,6 +44,7 @@ struct zc_cache {
     atomic_uint_fast64_t epoch; /* bumped by every pool creation and drop */
     atomic_size_t work_bytes;   /* scratch buffers held */
     zc_stats st;                /* counters; "now" fields are filled on read */
+    uint64_t bad_moves; /* relocations whose entry did not match (a bug) */
 };
 
 static inline void zc__read_hdr(const struct zc_cache *c, uint32_t handle,

@@ -103,6 +103,8 @@ static int check_locked(const zc_cache *c)
     int rc;
 
     memset(&t, 0, sizeof(t));
+    if (c->bad_moves)
+        return -ZC_ECORRUPT;
     rc = zc__arena_check(&c->arena);
     if (rc)
         return rc;
