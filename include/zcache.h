@@ -174,6 +174,12 @@ ZC_API int zc_config_parse(zc_config *cfg, const char *spec);
 ZC_API int zc_config_parse_error(zc_config *cfg, const char *spec, char *err,
                                  size_t errlen);
 
+/** Parse a size: a decimal number, optionally with a K, M, G or T suffix
+ *  (powers of 1024, optionally followed by "iB" or "B").  Returns 0 for a
+ *  plain number, 1 if a suffix was given (so tools can read a plain number
+ *  as a count of pages), -ZC_EINVAL on anything else or on overflow. */
+ZC_API int zc_parse_size(const char *s, uint64_t *out);
+
 /** Write cfg as a spec string that zc_config_parse() reads back (the mem
  *  hook is not included).  Returns the length it needed (excluding the
  *  NUL), like snprintf; -ZC_EINVAL on NULL cfg. */

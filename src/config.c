@@ -57,46 +57,42 @@ int zc__config_validate(const zc_config *cfg)
     return 0;
 }
 
-/* Parse a size with an optional binary suffix: 64M, 4KiB, 1G, 4096. */
-static int parse_size(const char *s, size_t *out)
+int zc_parse_size(const char *s, uint64_t *out)
 {
     char *end;
     unsigned long long v;
     unsigned shift = 0;
 
-    if (!isdigit((unsigned char)*s))
-        return -1;
+    if (!s || !out || !isdigit((unsigned char)*s))
+        return -ZC_EINVAL;
     errno = 0;
     v = strtoull(s, &end, 10);
     if (errno)
-        return -1;
+        return -ZC_EINVAL;
     switch (toupper((unsigned char)*end)) {
-    case 'K':
-        shift = 10;
-        end++;
-        break;
-    case 'M':
-        shift = 20;
-        end++;
-        break;
-    case 'G':
-        shift = 30;
-        end++;
-        break;
-    case 'T':
-        shift = 40;
-        end++;
-        break;
+    case 'K': shift = 10; break;
+    case 'M': shift = 20; break;
+    case 'G': shift = 30; break;
+    case 'T': shift = 40; break;
     default: break;
     }
-    if (shift && (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0))
-        end += strlen(end);
-    if (*end)
-        return -1;
-    if (shift && v > (~0ULL >> shift))
-        return -1;
-    v <<= shift;
-    if (v > (size_t)-1)
+    if (shift) {
+        end++;
+        if (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0)
+            end += strlen(end);
+    }
+    if (*end || (shift && v > (~0ULL >> shift)))
+        return -ZC_EINVAL;
+    *out = (uint64_t)v << shift;
+    return shift ? 1 : 0;
+}
+
+/* A size that must fit size_t. */
+static int parse_size(const char *s, size_t *out)
+{
+    uint64_t v;
+
+    if (zc_parse_size(s, &v) < 0 || v > (size_t)-1)
         return -1;
     *out = (size_t)v;
     return 0;

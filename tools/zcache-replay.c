@@ -13,8 +13,6 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include <ctype.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,30 +97,12 @@ static void die_usage(const char *fmt, const char *what)
 /* Pages, or bytes with a K/M/G/T suffix (then divided by the page size). */
 static int parse_pages(const char *s, size_t page_size, uint64_t *out)
 {
-    char *end;
-    unsigned long long v;
-    unsigned shift = 0;
+    int rc = zc_parse_size(s, out);
 
-    if (!isdigit((unsigned char)*s))
+    if (rc < 0)
         return -1;
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (errno)
-        return -1;
-    switch (toupper((unsigned char)*end)) {
-    case 'K': shift = 10; break;
-    case 'M': shift = 20; break;
-    case 'G': shift = 30; break;
-    case 'T': shift = 40; break;
-    case '\0': *out = v; return 0;
-    default: return -1;
-    }
-    end++;
-    if (*end && strcmp(end, "iB") && strcmp(end, "B"))
-        return -1;
-    if (v > (~0ULL >> shift))
-        return -1;
-    *out = (v << shift) / page_size;
+    if (rc == 1)
+        *out /= page_size;
     return 0;
 }
 
@@ -230,16 +210,17 @@ static double ratio(uint64_t a, uint64_t b)
  * by the JSON and CSV outputs. */
 #define REPLAY_FIELDS(X)                                                       \
     X(requests)                                                                \
-    X(accesses) X(reads) X(writes) X(pc_hits) X(zc_gets) X(zc_hits)            \
-        X(disk_reads) X(zc_puts) X(zc_stored) X(resident_hits) X(pc_evictions) \
-            X(zc_wrong)
+    X(accesses)                                                                \
+    X(reads) X(writes) X(pc_hits) X(zc_gets) X(zc_hits) X(disk_reads)          \
+        X(zc_puts) X(zc_stored) X(resident_hits) X(pc_evictions) X(zc_wrong)
 
 #define ZC_FIELDS(X)                                                           \
     X(puts)                                                                    \
-    X(stored_puts) X(succ_gets) X(failed_gets) X(invalidates) X(evictions)     \
-        X(replaced) X(exclusive_drops) X(stored_pages) X(same_filled_pages)    \
-            X(raw_pages) X(orig_data_size) X(compr_data_size)                  \
-                X(mem_used_total) X(arena_bytes) X(meta_bytes) X(work_bytes)   \
+    X(stored_puts)                                                             \
+    X(succ_gets) X(failed_gets) X(invalidates) X(evictions) X(replaced)        \
+        X(exclusive_drops) X(stored_pages) X(same_filled_pages) X(raw_pages)   \
+            X(orig_data_size) X(compr_data_size) X(mem_used_total)             \
+                X(arena_bytes) X(meta_bytes) X(work_bytes)                     \
                     X(reject_compress_poor) X(reject_nospace) X(reject_race)   \
                         X(compress_ns) X(compress_ns_rejected)                 \
                             X(decompress_ns) X(compactions) X(pools)           \
