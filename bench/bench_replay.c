@@ -13,6 +13,9 @@
  *           generation, the rest)
  *   content content generation alone for the pages the zcache run put, so
  *           that its share can be told apart
+ *   zct     the op stream of the same run, saved once as .zct (in $TMPDIR),
+ *           played into a fresh zcache of the same configuration: what an
+ *           experiment that sweeps configurations pays per configuration
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -21,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "zcache.h"
 #include "zcache_trace.h"
@@ -60,7 +64,10 @@ int main(int argc, char **argv)
     const char *zspec = "capacity=32M";
     zc_request *reqs;
     uint64_t seed = 42, accesses = 0;
-    uint64_t t_off[32], t_on[32];
+    uint64_t t_off[32], t_on[32], t_zct[32], zct_bytes = 0;
+    zc_replay_stats zst;
+    zc_stats zzs;
+    char zct[512];
     zc_replay_stats st;
     zc_stats zs;
 
@@ -98,6 +105,39 @@ int main(int argc, char **argv)
         accesses += 1 + (x >> 24) % 4;
     }
 
+    {
+        /* The op stream, saved once. */
+        const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+        zc_ops_writer *w;
+        zc_content *content;
+        zc_replay *r;
+        FILE *f;
+
+        snprintf(zct, sizeof(zct), "%s/zc-bench-replay.%d.zct", tmp,
+                 (int)getpid());
+        if (zc_content_open("synth:1", 4096, &content, NULL, 0) ||
+            zc_ops_writer_open(zct, NULL, &w, NULL, 0) ||
+            zc_replay_create(pc_pages, 4096, NULL, content, &r) ||
+            zc_replay_save_ops(r, w)) {
+            fprintf(stderr, "zc-bench-replay: cannot write %s\n", zct);
+            return 1;
+        }
+        for (size_t i = 0; i < nreq; i++)
+            zc_replay_request(r, &reqs[i]);
+        if (zc_ops_writer_close(w, NULL, 0)) {
+            fprintf(stderr, "zc-bench-replay: cannot write %s\n", zct);
+            return 1;
+        }
+        zc_replay_destroy(r);
+        zc_content_close(content);
+        f = fopen(zct, "rb");
+        if (f) {
+            fseek(f, 0, SEEK_END);
+            zct_bytes = (uint64_t)ftell(f);
+            fclose(f);
+        }
+    }
+
     for (int k = 0; k < runs; k++) {
         zc_replay *r;
         zc_cache *zc;
@@ -128,7 +168,36 @@ int main(int argc, char **argv)
         zc_replay_destroy(r);
         zc_content_close(content);
         zc_cache_destroy(zc);
+
+        {
+            zc_ops_reader *in;
+            zc_player *pl;
+            zc_op op;
+            int rc;
+
+            cfg = zc_config_default();
+            if (zc_config_parse(&cfg, zspec) || zc_cache_create(&cfg, &zc) ||
+                zc_ops_open(zct, &in, NULL, 0) || zc_player_create(zc, &pl)) {
+                fprintf(stderr, "zc-bench-replay: cannot play %s\n", zct);
+                return 1;
+            }
+            t0 = now_ns();
+            while ((rc = zc_ops_next(in, &op)) == 1)
+                zc_player_op(pl, &op);
+            t_zct[k] = now_ns() - t0;
+            zc_player_stats_get(pl, &zst);
+            zc_stats_get(zc, &zzs);
+            zc_player_destroy(pl);
+            zc_ops_close(in);
+            zc_cache_destroy(zc);
+            if (rc || zst.zc_hits != st.zc_hits) {
+                fprintf(stderr, "zc-bench-replay: %s played differently\n",
+                        zct);
+                return 1;
+            }
+        }
     }
+    remove(zct);
     {
         uint64_t off = median(t_off, runs), on = median(t_on, runs);
         uint64_t lzo =
@@ -169,6 +238,17 @@ int main(int argc, char **argv)
                100.0 * (double)off / (double)on);
         printf("            the rest (cache bookkeeping)  %5.1f%%\n",
                100.0 - 100.0 * (double)(lzo + gen + off) / (double)on);
+        {
+            uint64_t z = median(t_zct, runs);
+            uint64_t zlzo =
+                zzs.compress_ns + zzs.compress_ns_rejected + zzs.decompress_ns;
+            printf("op stream:  %8.2f ms  %6.2f M accesses/s  (the same run "
+                   "played from a %.1f MB .zct; %.2fx zcache on)\n",
+                   (double)z / 1e6, (double)accesses / ((double)z / 1e9) / 1e6,
+                   (double)zct_bytes / 1e6, (double)z / (double)on);
+            printf("  of which  LZO (library clocks, last run) %5.1f%%\n",
+                   100.0 * (double)zlzo / (double)z);
+        }
     }
     free(reqs);
     return 0;

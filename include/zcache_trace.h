@@ -117,10 +117,8 @@ ZC_API int zc_content_page(zc_content *src, uint32_t dev, uint64_t pageno,
 ZC_API void zc_content_close(zc_content *src);
 
 /* ------------------------------------------------------------------------
- * Replay: the page-cache model in front of a zcache
+ * Counters (of a replay and of a player)
  * ------------------------------------------------------------------------ */
-
-typedef struct zc_replay zc_replay;
 
 /** Counters of a replay; names as in zcache-replay's output. */
 typedef struct zc_replay_stats {
@@ -140,6 +138,156 @@ typedef struct zc_replay_stats {
                                library bug; always 0) */
 } zc_replay_stats;
 
+/* ------------------------------------------------------------------------
+ * The cleancache op stream and its native format (.zct)
+ * ------------------------------------------------------------------------ */
+
+/** Kinds of ops: the cleancache calls, plus page-cache hits (which reach
+ *  no cleancache hook but count as accesses). */
+typedef enum zc_op_kind {
+    ZC_OP_INIT_FS = 1,      /* pool, page_size */
+    ZC_OP_INIT_SHARED_FS,   /* pool, page_size, uuid */
+    ZC_OP_PUT,              /* pool, key, index, page (content) */
+    ZC_OP_GET,              /* pool, key, index */
+    ZC_OP_INVALIDATE_PAGE,  /* pool, key, index, flags */
+    ZC_OP_INVALIDATE_INODE, /* pool, key */
+    ZC_OP_INVALIDATE_FS,    /* pool */
+    ZC_OP_PC_HITS,          /* count: read hits in the page cache */
+} zc_op_kind;
+
+/* zc_op.flags of ZC_OP_INVALIDATE_PAGE made by the page-cache model. */
+#define ZC_OP_WRITE_MISS                                                       \
+    1u                     /* a write missed the page cache: an access;        \
+                              a copy in the zcache is a resident hit */
+#define ZC_OP_WRITE_HIT 2u /* a write hit the page cache: an access */
+
+/**
+ * One op.  `pool` is the stream's own pool number (0, 1, ... in order of
+ * their init_fs), mapped to the cache's pool ids by whoever plays it.
+ * `page` points at page_size bytes, valid until the next call on the
+ * object that produced the op; `content` is the stream's id of those
+ * bytes (equal ids, equal bytes; 0 when unknown).
+ */
+typedef struct zc_op {
+    zc_op_kind kind;
+    uint32_t pool;
+    uint32_t flags;
+    zc_filekey key;
+    uint64_t index;
+    uint64_t count;
+    size_t page_size;
+    uint8_t uuid[16];
+    uint64_t content;
+    const void *page;
+} zc_op;
+
+/* ---- writing ---- */
+
+typedef struct zc_ops_writer zc_ops_writer;
+
+/** Options of an op-stream writer; zero fields take the defaults. */
+typedef struct zc_ops_writer_options {
+    size_t page_size; /* 0: 4096 */
+    bool text;        /* the text form (for people and hand-written tests) */
+    int level;        /* block compression: 0 or 1 LZO1X-1 (the default),
+                         9 LZO1X-999 (slow to write, smaller; same reader),
+                         -1 none (blocks stored as they are) */
+    uint32_t window;  /* distinct contents a reader keeps: 0 = 16384 */
+    const char *meta; /* extra header fields, "key=value\n..." or NULL */
+} zc_ops_writer_options;
+
+/**
+ * Create an op stream at path ("-": standard output).  The binary form
+ * (.zct) is: a versioned header with key=value fields, then checksummed
+ * blocks of records, each block compressed; page contents are stored once
+ * and referred to by id while they are within the window, so neither side
+ * holds more than `window` pages.  Returns 0; -ZC_EINVAL; -ZC_EIO (with a
+ * message in err); -ZC_ENOMEM.
+ */
+ZC_API int zc_ops_writer_open(const char *path,
+                              const zc_ops_writer_options *opt,
+                              zc_ops_writer **out, char *err, size_t errlen);
+
+/** Append one op (a put copies its page).  Consecutive PC_HITS ops are
+ *  merged.  Returns 0; -ZC_EINVAL (a bad op: unknown kind, pool not
+ *  initialised, a put without a page or with another page size); -ZC_EIO;
+ *  -ZC_ENOMEM.  Errors are sticky. */
+ZC_API int zc_ops_write(zc_ops_writer *w, const zc_op *op);
+
+/** The last error's message, or "". */
+ZC_API const char *zc_ops_writer_error(const zc_ops_writer *w);
+
+/** Finish the stream (an end record that makes it complete), close and
+ *  free.  Returns 0, or the first error of the writer's life (a stream
+ *  whose writer failed must be treated as incomplete).  NULL is fine. */
+ZC_API int zc_ops_writer_close(zc_ops_writer *w, char *err, size_t errlen);
+
+/* ---- reading ---- */
+
+typedef struct zc_ops_reader zc_ops_reader;
+
+/** Whether the first bytes of a file, head[len] (16 are enough), begin an
+ *  op stream, binary or text. */
+ZC_API bool zc_ops_sniff(const void *head, size_t len);
+
+/** Open an op stream, binary or text (told by its first bytes).  Returns
+ *  0; -ZC_EIO; -ZC_EFORMAT (not an op stream, a bad header, an unknown
+ *  major version); -ZC_ENOMEM; with a one-line message in err. */
+ZC_API int zc_ops_open(const char *path, zc_ops_reader **out, char *err,
+                       size_t errlen);
+
+/** The next op: 1 and *op; 0 at the end record; -ZC_EFORMAT (bad or
+ *  truncated input: a stream without its end record is an error, never a
+ *  short success) or -ZC_EIO, with the message in zc_ops_error().  Errors
+ *  are sticky. */
+ZC_API int zc_ops_next(zc_ops_reader *r, zc_op *op);
+
+/** The last error's message ("FILE: offset N: what", "FILE:LINE: what"),
+ *  or "". */
+ZC_API const char *zc_ops_error(const zc_ops_reader *r);
+
+/** A header field's value, or NULL.  "page_size" is always there. */
+ZC_API const char *zc_ops_meta(const zc_ops_reader *r, const char *key);
+
+ZC_API size_t zc_ops_page_size(const zc_ops_reader *r);
+
+/** Close; NULL is fine. */
+ZC_API void zc_ops_close(zc_ops_reader *r);
+
+/* ---- playing ---- */
+
+typedef struct zc_player zc_player;
+
+/**
+ * A player drives the cache zc (NULL: no zcache, every get misses) with
+ * ops and counts as the replay does (zc_replay_stats; `requests` stays 0
+ * and `pc_evictions` counts puts).  Stream pools are created in zc at
+ * their init op.  Not owned: zc.  Returns 0; -ZC_EINVAL; -ZC_ENOMEM.
+ */
+ZC_API int zc_player_create(zc_cache *zc, zc_player **out);
+
+/** Play one op.  Returns 0; -ZC_EINVAL (a pool not initialised, a second
+ *  init of one pool, a put without a page when there is a cache);
+ *  -ZC_ENOMEM; an error of the cache. */
+ZC_API int zc_player_op(zc_player *p, const zc_op *op);
+
+/** Verification: remember a 128-bit hash of every put's bytes and check
+ *  every get hit against the last put of its key that no invalidate
+ *  removed; mismatches and hits on keys with no such put count in
+ *  zc_wrong.  Turn on before the first op. */
+ZC_API void zc_player_verify(zc_player *p, bool on);
+
+ZC_API int zc_player_stats_get(const zc_player *p, zc_replay_stats *out);
+
+/** Destroy; NULL is fine. */
+ZC_API void zc_player_destroy(zc_player *p);
+
+/* ------------------------------------------------------------------------
+ * Replay: the page-cache model in front of a zcache
+ * ------------------------------------------------------------------------ */
+
+typedef struct zc_replay zc_replay;
+
 /**
  * A replay: a page cache of pc_pages pages (LRU) in front of the cache zc
  * (NULL: no zcache; then content may be NULL too).  Neither zc nor content
@@ -152,9 +300,16 @@ ZC_API int zc_replay_create(uint64_t pc_pages, size_t page_size, zc_cache *zc,
  *  Returns 0; -ZC_ENOMEM; an error of the zcache or the content source. */
 ZC_API int zc_replay_request(zc_replay *r, const zc_request *req);
 
-/** Verification: compare every zcache hit with the page's latest content
- *  (costs a content generation per hit); mismatches count in zc_wrong. */
+/** Verification (zc_player_verify()): every zcache hit is checked against
+ *  the bytes of the page's last put; mismatches count in zc_wrong.  Since
+ *  every put carries the page's latest content and writes invalidate, a
+ *  correct cache never counts one.  Turn on before the first request. */
 ZC_API void zc_replay_verify(zc_replay *r, bool on);
+
+/** Save the op stream the replay makes (the same whatever zcache is
+ *  behind it) to w, which needs a content source; NULL stops.  Not owned:
+ *  close w after the last request.  Returns 0; -ZC_EINVAL. */
+ZC_API int zc_replay_save_ops(zc_replay *r, zc_ops_writer *w);
 
 ZC_API int zc_replay_stats_get(const zc_replay *r, zc_replay_stats *out);
 

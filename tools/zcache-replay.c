@@ -11,6 +11,11 @@
  * headers.  Bad input: a one-line message naming the file and line or
  * offset, exit status 2, and no results.
  *
+ * An op stream (.zct, binary or text) given as the trace is played into
+ * the zcache directly: the page cache that made it is already in it.
+ * --save-ops writes the op stream of the run (so it also converts one
+ * op stream form into the other).
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <inttypes.h>
@@ -33,6 +38,9 @@ struct opts {
     const char *zspec; /* NULL: off */
     const char *content;
     const char *output;
+    const char *save_ops;
+    int save_level;
+    bool page_size_set, page_cache_set, content_set;
     int progress; /* -1 auto, 0 off, 1 on */
     int verify;
     const char **traces;
@@ -61,10 +69,18 @@ static void usage(FILE *f)
             "  --content SOURCE    page contents: synth[:SEED] (default), "
             "zero,\n"
             "                      random[:SEED], corpus:FILE, image:FILE\n"
+            "  --save-ops FILE     write the run's cleancache op stream with "
+            "its contents:\n"
+            "                      .zct (binary), or the text form if FILE "
+            "ends in .txt\n"
+            "  --save-ops-level N  compression of a .zct: 0 none, 1 LZO1X-1 "
+            "(default),\n"
+            "                      9 LZO1X-999 (slower to write, smaller)\n"
             "  --output FORMAT     text (default), json or csv\n"
-            "  --verify            check every zcache hit against the page's "
-            "latest content\n"
-            "                      (counted in zc_wrong; exit 1 if any)\n"
+            "  --verify            check every zcache hit against the bytes of "
+            "the page's\n"
+            "                      last put (counted in zc_wrong; exit 1 if "
+            "any)\n"
             "  --progress, --no-progress\n"
             "                      progress on stderr (default: when it is a "
             "terminal)\n"
@@ -74,6 +90,9 @@ static void usage(FILE *f)
     for (size_t i = 0; zc_trace_format_name(i); i++)
         fprintf(f, "  %-18s %s\n", zc_trace_format_name(i),
                 zc_trace_format_doc(i));
+    fprintf(f, "  %-18s %s\n", "zct",
+            "libzcache op stream (.zct or its text form), played into the "
+            "zcache as it is; --page-cache and --content do not apply");
     fprintf(f, "\nzcache back-ends (--zcache compressor=, allocator=, "
                "policy=):\n");
     static const char *const kinds[] = {"compressor", "allocator", "policy"};
@@ -115,6 +134,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
     o->content = "synth";
     o->output = "text";
     o->progress = -1;
+    o->save_level = 1;
     o->traces = calloc((size_t)argc, sizeof(*o->traces));
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -170,12 +190,21 @@ static void parse_args(int argc, char **argv, struct opts *o)
                           "65536",
                           v);
             o->page_size = ps;
+            o->page_size_set = true;
         } else if (strcmp(a, "--page-cache") == 0) {
             o->page_cache = v;
+            o->page_cache_set = true;
         } else if (strcmp(a, "--zcache") == 0) {
             o->zspec = strcmp(v, "off") == 0 ? NULL : v;
         } else if (strcmp(a, "--content") == 0) {
             o->content = v;
+            o->content_set = true;
+        } else if (strcmp(a, "--save-ops") == 0) {
+            o->save_ops = v;
+        } else if (strcmp(a, "--save-ops-level") == 0) {
+            if (strcmp(v, "0") && strcmp(v, "1") && strcmp(v, "9"))
+                die_usage("--save-ops-level %s: want 0, 1 or 9", v);
+            o->save_level = atoi(v);
         } else if (strcmp(a, "--output") == 0) {
             if (strcmp(v, "text") && strcmp(v, "json") && strcmp(v, "csv"))
                 die_usage("--output %s: want text, json or csv", v);
@@ -211,20 +240,20 @@ static double ratio(uint64_t a, uint64_t b)
 #define REPLAY_FIELDS(X)                                                       \
     X(requests)                                                                \
     X(accesses)                                                                \
-    X(reads) X(writes) X(pc_hits) X(zc_gets) X(zc_hits) X(disk_reads)          \
-        X(zc_puts) X(zc_stored) X(resident_hits) X(pc_evictions) X(zc_wrong)
+    X(reads)                                                                   \
+    X(writes) X(pc_hits) X(zc_gets) X(zc_hits) X(disk_reads) X(zc_puts)        \
+        X(zc_stored) X(resident_hits) X(pc_evictions) X(zc_wrong)
 
 #define ZC_FIELDS(X)                                                           \
     X(puts)                                                                    \
     X(stored_puts)                                                             \
-    X(succ_gets) X(failed_gets) X(invalidates) X(evictions) X(replaced)        \
-        X(exclusive_drops) X(stored_pages) X(same_filled_pages) X(raw_pages)   \
-            X(orig_data_size) X(compr_data_size) X(mem_used_total)             \
-                X(arena_bytes) X(meta_bytes) X(work_bytes)                     \
-                    X(reject_compress_poor) X(reject_nospace) X(reject_race)   \
-                        X(compress_ns) X(compress_ns_rejected)                 \
-                            X(decompress_ns) X(compactions) X(pools)           \
-                                X(objects)
+    X(succ_gets)                                                               \
+    X(failed_gets) X(invalidates) X(evictions) X(replaced) X(exclusive_drops)  \
+        X(stored_pages) X(same_filled_pages) X(raw_pages) X(orig_data_size)    \
+            X(compr_data_size) X(mem_used_total) X(arena_bytes) X(meta_bytes)  \
+                X(work_bytes) X(reject_compress_poor) X(reject_nospace)        \
+                    X(reject_race) X(compress_ns) X(compress_ns_rejected)      \
+                        X(decompress_ns) X(compactions) X(pools) X(objects)
 
 static void json_string(const char *s)
 {
@@ -313,9 +342,13 @@ static void output(const struct opts *o, const char *format,
                *o->zspec ? o->zspec : "(defaults)", o->content);
     else
         printf("zcache:      off\n");
-    printf("\n%" PRIu64 " requests, %" PRIu64 " page accesses (%" PRIu64
-           " reads, %" PRIu64 " writes) in %.2f s, %.2f M accesses/s\n",
-           r->requests, r->accesses, r->reads, r->writes, secs,
+    if (r->requests)
+        printf("\n%" PRIu64 " requests, ", r->requests);
+    else
+        printf("\nop stream: ");
+    printf("%" PRIu64 " page accesses (%" PRIu64 " reads, %" PRIu64
+           " writes) in %.2f s, %.2f M accesses/s\n",
+           r->accesses, r->reads, r->writes, secs,
            secs > 0 ? (double)r->accesses / secs / 1e6 : 0.0);
     printf("  page-cache hits   %12" PRIu64 "  %6.2f%% of accesses\n",
            r->pc_hits, 100 * ratio(r->pc_hits, r->accesses));
@@ -356,103 +389,329 @@ static void output(const struct opts *o, const char *format,
            (double)z->decompress_ns / 1e9);
 }
 
-int main(int argc, char **argv)
+/* The zcache of --zcache, or NULL for off; exits on a bad spec. */
+static zc_cache *open_zcache(const struct opts *o)
 {
-    struct opts o;
-    zc_trace_options topt;
-    zc_trace *t = NULL;
-    zc_content *content = NULL;
-    zc_cache *zc = NULL;
-    zc_replay *r = NULL;
-    zc_replay_stats rs;
-    zc_stats zs;
-    zc_request req;
+    zc_config cfg = zc_config_default();
+    zc_cache *zc;
     char err[512];
-    double t0, next_progress;
     int rc;
 
-    parse_args(argc, argv, &o);
-    if (o.progress < 0)
-        o.progress = isatty(STDERR_FILENO);
+    if (!o->zspec)
+        return NULL;
+    cfg.page_size = o->page_size;
+    rc = zc_config_parse_error(&cfg, o->zspec, err, sizeof(err));
+    if (rc) {
+        fprintf(stderr, NAME ": --zcache: %s\n", err);
+        exit(2);
+    }
+    if (cfg.page_size != o->page_size) {
+        fprintf(stderr,
+                NAME ": --zcache page_size=%zu differs from the page size "
+                     "%zu\n",
+                cfg.page_size, o->page_size);
+        exit(2);
+    }
+    rc = zc_cache_create(&cfg, &zc);
+    if (rc) {
+        fprintf(stderr, NAME ": --zcache %s: %s\n", o->zspec, zc_strerror(rc));
+        exit(rc == -ZC_EINVAL ? 2 : 1);
+    }
+    return zc;
+}
 
-    if (o.zspec) {
-        zc_config cfg = zc_config_default();
-        cfg.page_size = o.page_size;
-        rc = zc_config_parse_error(&cfg, o.zspec, err, sizeof(err));
-        if (rc) {
-            fprintf(stderr, NAME ": --zcache: %s\n", err);
-            return 2;
+/* The --save-ops writer, with header fields saying where the stream came
+ * from; NULL without --save-ops. */
+static zc_ops_writer *open_ops_writer(const struct opts *o, const char *format,
+                                      const char *source)
+{
+    zc_ops_writer_options wo = {0};
+    zc_ops_writer *w;
+    char meta[4096], err[512];
+    size_t len, n;
+
+    if (!o->save_ops)
+        return NULL;
+    n = (size_t)snprintf(
+        meta, sizeof(meta),
+        "format=%s\npage_cache=%" PRIu64 "\ncontent=%s\nsource=", format,
+        o->pc_pages, o->content);
+    /* The traces' names (or the source of a stream being rewritten), a
+     * newline in one made harmless. */
+    for (const char *c = source; c && *c && n + 2 < sizeof(meta); c++)
+        meta[n++] = *c == '\n' ? '?' : *c;
+    for (size_t i = 0; !source && i < o->ntraces && n < sizeof(meta); i++) {
+        if (i && n + 2 < sizeof(meta))
+            meta[n++] = ' ';
+        for (const char *c = o->traces[i]; *c && n + 2 < sizeof(meta); c++)
+            meta[n++] = *c == '\n' ? '?' : *c;
+    }
+    if (n >= sizeof(meta))
+        n = sizeof(meta) - 1;
+    meta[n] = '\0';
+    len = strlen(o->save_ops);
+    wo.page_size = o->page_size;
+    wo.text = len > 4 && strcmp(o->save_ops + len - 4, ".txt") == 0;
+    wo.level = o->save_level ? o->save_level : -1;
+    /* A page put again is put after at least pc_pages other puts: a window
+     * of twice that finds its content again (bounded: readers keep up to
+     * a window of pages in memory). */
+    wo.window = (uint32_t)(o->pc_pages < 6144     ? 16384
+                           : o->pc_pages < 129024 ? 2 * o->pc_pages + 4096
+                                                  : 262144);
+    wo.meta = meta;
+    if (zc_ops_writer_open(o->save_ops, &wo, &w, err, sizeof(err))) {
+        fprintf(stderr, NAME ": --save-ops: %s\n", err);
+        exit(1);
+    }
+    return w;
+}
+
+static void close_ops_writer(zc_ops_writer *w)
+{
+    char err[512];
+
+    if (zc_ops_writer_close(w, err, sizeof(err))) {
+        fprintf(stderr, NAME ": --save-ops: %s\n", err);
+        exit(1);
+    }
+}
+
+/* After bad input: the stream saved so far is not complete; remove it
+ * (it would fail to read anyway, lacking its end record). */
+static void abandon_ops(const struct opts *o)
+{
+    if (o->save_ops && strcmp(o->save_ops, "-") != 0)
+        remove(o->save_ops);
+}
+
+static void progress(const struct opts *o, const zc_replay_stats *rs, double t0,
+                     uint64_t n, double *next)
+{
+    if (!o->progress || (n & 0xfff) || now_s() < *next)
+        return;
+    fprintf(stderr,
+            "\r" NAME ": %" PRIu64 " requests, %" PRIu64
+            " accesses, %.2f M/s   ",
+            rs->requests, rs->accesses,
+            (double)rs->accesses / (now_s() - t0) / 1e6);
+    *next = now_s() + 0.5;
+}
+
+/* Whether the first trace is an op stream (by --format, or its bytes). */
+static bool is_op_stream(const struct opts *o)
+{
+    unsigned char head[16];
+    size_t got = 0;
+    FILE *f;
+
+    if (o->format)
+        return strcmp(o->format, "zct") == 0;
+    f = fopen(o->traces[0], "rb");
+    if (!f)
+        return false; /* zc_trace_open() says why */
+    got = fread(head, 1, sizeof(head), f);
+    fclose(f);
+    return zc_ops_sniff(head, got);
+}
+
+/* Play an op stream: returns the exit status. */
+static int run_ops(struct opts *o, zc_replay_stats *rs, zc_stats *zs,
+                   bool *have_zs, double *secs)
+{
+    zc_ops_reader *in;
+    zc_ops_writer *w;
+    zc_cache *zc;
+    zc_player *p;
+    zc_op op;
+    char err[512];
+    const char *v;
+    double t0, next;
+    int rc;
+
+    if (o->ntraces != 1) {
+        fprintf(stderr,
+                NAME ": an op stream is replayed alone (%zu traces "
+                     "given)\n",
+                o->ntraces);
+        return 2;
+    }
+    rc = zc_ops_open(o->traces[0], &in, err, sizeof(err));
+    if (rc) {
+        fprintf(stderr, NAME ": %s\n", err);
+        return rc == -ZC_ENOMEM ? 1 : 2;
+    }
+    if (o->page_size_set && o->page_size != zc_ops_page_size(in)) {
+        fprintf(stderr,
+                NAME ": %s: the stream's page size is %zu, not --page-size "
+                     "%zu\n",
+                o->traces[0], zc_ops_page_size(in), o->page_size);
+        return 2;
+    }
+    if (o->page_cache_set || o->content_set)
+        fprintf(stderr,
+                NAME ": %s: an op stream has its page cache and "
+                     "contents in it: --page-cache and --content "
+                     "ignored\n",
+                o->traces[0]);
+    o->page_size = zc_ops_page_size(in);
+    o->pc_pages = 0;
+    v = zc_ops_meta(in, "page_cache");
+    if (v)
+        o->pc_pages = strtoull(v, NULL, 10);
+    v = zc_ops_meta(in, "content");
+    o->content = v ? v : "(in the stream)";
+    zc = open_zcache(o);
+    v = zc_ops_meta(in, "source");
+    w = open_ops_writer(
+        o, zc_ops_meta(in, "format") ? zc_ops_meta(in, "format") : "zct",
+        v ? v : o->traces[0]);
+    if (zc_player_create(zc, &p)) {
+        fprintf(stderr, NAME ": out of memory\n");
+        return 1;
+    }
+    zc_player_verify(p, o->verify);
+    t0 = now_s();
+    next = t0 + 0.5;
+    for (uint64_t n = 1; (rc = zc_ops_next(in, &op)) == 1; n++) {
+        if (w && zc_ops_write(w, &op)) {
+            fprintf(stderr, NAME ": --save-ops: %s\n", zc_ops_writer_error(w));
+            return 1;
         }
-        if (cfg.page_size != o.page_size) {
-            fprintf(stderr,
-                    NAME ": --zcache page_size=%zu differs from --page-size "
-                         "%zu\n",
-                    cfg.page_size, o.page_size);
-            return 2;
-        }
-        rc = zc_cache_create(&cfg, &zc);
+        rc = zc_player_op(p, &op);
         if (rc) {
-            fprintf(stderr, NAME ": --zcache %s: %s\n", o.zspec,
+            fprintf(stderr, NAME ": %s: op %" PRIu64 ": %s\n", o->traces[0], n,
                     zc_strerror(rc));
             return rc == -ZC_EINVAL ? 2 : 1;
         }
-        rc =
-            zc_content_open(o.content, o.page_size, &content, err, sizeof(err));
+        if (o->progress) {
+            zc_player_stats_get(p, rs);
+            progress(o, rs, t0, n, &next);
+        }
+    }
+    if (o->progress)
+        fprintf(stderr, "\r%70s\r", "");
+    if (rc < 0) {
+        fprintf(stderr, NAME ": %s\n", zc_ops_error(in));
+        abandon_ops(o);
+        return rc == -ZC_ENOMEM ? 1 : 2;
+    }
+    *secs = now_s() - t0;
+    close_ops_writer(w);
+    zc_player_stats_get(p, rs);
+    *have_zs = zc != NULL;
+    if (zc)
+        zc_stats_get(zc, zs);
+    zc_player_destroy(p);
+    zc_ops_close(in);
+    zc_cache_destroy(zc);
+    return 0;
+}
+
+/* Replay block traces through the page-cache model: the exit status. */
+static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
+                      zc_stats *zs, bool *have_zs, double *secs)
+{
+    zc_trace_options topt;
+    zc_trace *t = NULL;
+    zc_content *content = NULL;
+    zc_cache *zc;
+    zc_replay *r = NULL;
+    zc_ops_writer *w;
+    zc_request req;
+    char err[512];
+    double t0, next;
+    int rc;
+
+    zc = open_zcache(o);
+    if (zc || o->save_ops) {
+        rc = zc_content_open(o->content, o->page_size, &content, err,
+                             sizeof(err));
         if (rc) {
             fprintf(stderr, NAME ": --content: %s\n", err);
             return rc == -ZC_ENOMEM ? 1 : 2;
         }
     }
-    topt.format = o.format;
-    topt.page_size = o.page_size;
-    rc = zc_trace_open(o.traces, o.ntraces, &topt, &t, err, sizeof(err));
+    topt.format = o->format;
+    topt.page_size = o->page_size;
+    rc = zc_trace_open(o->traces, o->ntraces, &topt, &t, err, sizeof(err));
     if (rc) {
         fprintf(stderr, NAME ": %s\n", err);
         return rc == -ZC_ENOMEM ? 1 : 2;
     }
-    rc = zc_replay_create(o.pc_pages, o.page_size, zc, content, &r);
+    *format = zc_trace_format(t);
+    w = open_ops_writer(o, *format, NULL);
+    rc = zc_replay_create(o->pc_pages, o->page_size, zc, content, &r);
+    if (!rc)
+        rc = zc_replay_save_ops(r, w);
     if (rc) {
         fprintf(stderr, NAME ": %s\n", zc_strerror(rc));
         return 1;
     }
-    zc_replay_verify(r, o.verify);
+    zc_replay_verify(r, o->verify);
     t0 = now_s();
-    next_progress = t0 + 0.5;
+    next = t0 + 0.5;
     for (uint64_t n = 1;; n++) {
         rc = zc_trace_next(t, &req);
         if (rc == 0)
             break;
         if (rc < 0) {
-            if (o.progress)
+            if (o->progress)
                 fputc('\n', stderr);
             fprintf(stderr, NAME ": %s\n", zc_trace_error(t));
+            abandon_ops(o);
             return 2;
         }
         rc = zc_replay_request(r, &req);
         if (rc) {
-            fprintf(stderr, NAME ": replay failed: %s\n", zc_strerror(rc));
+            if (w && *zc_ops_writer_error(w))
+                fprintf(stderr, NAME ": --save-ops: %s\n",
+                        zc_ops_writer_error(w));
+            else
+                fprintf(stderr, NAME ": replay failed: %s\n", zc_strerror(rc));
             return 1;
         }
-        if (o.progress && (n & 0xfff) == 0 && now_s() >= next_progress) {
-            zc_replay_stats_get(r, &rs);
-            fprintf(stderr,
-                    "\r" NAME ": %" PRIu64 " requests, %" PRIu64
-                    " accesses, %.2f M/s   ",
-                    rs.requests, rs.accesses,
-                    (double)rs.accesses / (now_s() - t0) / 1e6);
-            next_progress = now_s() + 0.5;
+        if (o->progress) {
+            zc_replay_stats_get(r, rs);
+            progress(o, rs, t0, n, &next);
         }
     }
-    if (o.progress)
+    if (o->progress)
         fprintf(stderr, "\r%70s\r", "");
-    zc_replay_stats_get(r, &rs);
+    *secs = now_s() - t0;
+    close_ops_writer(w);
+    zc_replay_stats_get(r, rs);
+    *have_zs = zc != NULL;
     if (zc)
-        zc_stats_get(zc, &zs);
-    output(&o, zc_trace_format(t), &rs, zc ? &zs : NULL, now_s() - t0);
+        zc_stats_get(zc, zs);
     zc_replay_destroy(r);
     zc_trace_close(t);
     zc_content_close(content);
     zc_cache_destroy(zc);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o;
+    const char *format = "zct";
+    zc_replay_stats rs;
+    zc_stats zs;
+    bool have_zs = false;
+    double secs = 0;
+    int rc;
+
+    parse_args(argc, argv, &o);
+    if (o.progress < 0)
+        o.progress = isatty(STDERR_FILENO);
+    memset(&rs, 0, sizeof(rs));
+    if (is_op_stream(&o))
+        rc = run_ops(&o, &rs, &zs, &have_zs, &secs);
+    else
+        rc = run_blocks(&o, &format, &rs, &zs, &have_zs, &secs);
+    if (rc)
+        return rc;
+    output(&o, format, &rs, have_zs ? &zs : NULL, secs);
     free(o.traces);
     if (rs.zc_wrong) {
         fprintf(stderr, NAME ": %" PRIu64 " zcache hits returned wrong data\n",

@@ -48,17 +48,14 @@ struct ver_slot {
     uint32_t version; /* 0: empty slot (written pages are >= 1) */
 };
 
-struct dev_pool {
-    uint32_t dev;
-    int pool;
-};
-
 struct zc_replay {
     size_t page_size;
     unsigned page_shift;
     zc_cache *zc;
     zc_content *content;
-    zc_replay_stats st;
+    zc_player *player;  /* drives zc and counts */
+    zc_ops_writer *ops; /* NULL, or where the op stream is saved */
+    uint64_t requests;
 
     /* page cache */
     struct node *nodes;
@@ -71,11 +68,9 @@ struct zc_replay {
     struct ver_slot *ver;
     uint64_t ver_mask, ver_used;
 
-    struct dev_pool *pools;
+    uint32_t *pools; /* stream pool -> device */
     size_t npools, pools_cap;
-    uint8_t *page;  /* one page of content */
-    uint8_t *check; /* the expected page, when verifying */
-    bool verify;
+    uint8_t *page; /* one page of content */
 };
 
 static inline uint64_t hash_key(uint32_t dev, uint64_t page)
@@ -201,54 +196,84 @@ static void lru_push_front(struct zc_replay *r, uint32_t n)
         r->tail = n;
 }
 
-/* ---- the zcache side ---------------------------------------------------- */
+/* ---- the op stream ------------------------------------------------------ */
 
-static int pool_of(struct zc_replay *r, uint32_t dev, int *pool)
+/* Every op goes to the writer, if one is attached, then to the player,
+ * which drives the zcache and counts. */
+static int emit(struct zc_replay *r, zc_op *op)
 {
+    if (r->ops) {
+        int rc = zc_ops_write(r->ops, op);
+        if (rc)
+            return rc;
+    }
+    return zc_player_op(r->player, op);
+}
+
+/* The stream pool of a device: created, with its init op, on first sight. */
+static int pool_of(struct zc_replay *r, uint32_t dev, uint32_t *pool)
+{
+    zc_op op;
+    int rc;
+
     for (size_t i = 0; i < r->npools; i++)
-        if (r->pools[i].dev == dev) {
-            *pool = r->pools[i].pool;
+        if (r->pools[i] == dev) {
+            *pool = (uint32_t)i;
             return 0;
         }
     if (r->npools == r->pools_cap) {
         size_t cap = r->pools_cap ? r->pools_cap * 2 : 8;
-        struct dev_pool *t = realloc(r->pools, cap * sizeof(*t));
+        uint32_t *t = realloc(r->pools, cap * sizeof(*t));
         if (!t)
             return -ZC_ENOMEM;
         r->pools = t;
         r->pools_cap = cap;
     }
-    *pool = zc_init_fs(r->zc, r->page_size);
-    if (*pool < 0)
-        return *pool;
-    r->pools[r->npools].dev = dev;
-    r->pools[r->npools].pool = *pool;
-    r->npools++;
+    memset(&op, 0, sizeof(op));
+    op.kind = ZC_OP_INIT_FS;
+    op.pool = (uint32_t)r->npools;
+    op.page_size = r->page_size;
+    rc = emit(r, &op);
+    if (rc)
+        return rc;
+    r->pools[r->npools] = dev;
+    *pool = (uint32_t)r->npools++;
     return 0;
 }
 
-static int put_evicted(struct zc_replay *r, uint32_t dev, uint64_t page)
+/* An op on the page (dev, page). */
+static int page_op(struct zc_replay *r, zc_op_kind kind, uint32_t dev,
+                   uint64_t page, uint32_t flags)
 {
-    zc_filekey key = zc_filekey_from_ino(dev);
-    int pool, rc;
+    zc_op op;
+    int rc;
 
-    r->st.pc_evictions++;
-    if (!r->zc)
-        return 0;
-    rc = pool_of(r, dev, &pool);
+    op.kind = kind;
+    rc = pool_of(r, dev, &op.pool);
     if (rc)
         return rc;
-    rc = zc_content_page(r->content, dev, page, version_of(r, dev, page),
-                         r->page);
-    if (rc)
-        return rc;
-    rc = zc_put_page(r->zc, pool, &key, page, r->page);
-    if (rc < 0)
-        return rc;
-    r->st.zc_puts++;
-    if (rc == 0)
-        r->st.zc_stored++;
-    return 0;
+    op.flags = flags;
+    op.key = zc_filekey_from_ino(dev);
+    op.index = page;
+    op.page = NULL;
+    op.content = 0;
+    if (kind == ZC_OP_PUT && (r->zc || r->ops)) {
+        rc = zc_content_page(r->content, dev, page, version_of(r, dev, page),
+                             r->page);
+        if (rc)
+            return rc;
+        op.page = r->page;
+    }
+    return emit(r, &op);
+}
+
+static int page_cache_hit(struct zc_replay *r)
+{
+    zc_op op;
+
+    op.kind = ZC_OP_PC_HITS;
+    op.count = 1;
+    return emit(r, &op);
 }
 
 /* One page access. */
@@ -260,82 +285,32 @@ static int access_page(struct zc_replay *r, uint32_t dev, uint64_t page,
     uint32_t n;
     int rc;
 
-    r->st.accesses++;
-    if (write)
-        r->st.writes++;
-    else
-        r->st.reads++;
     slot = find_slot(r, dev, page, &found);
     if (found) {
         n = r->table[slot] - 1;
-        r->st.pc_hits++;
-        r->st.resident_hits++;
         if (n != r->head) {
             lru_unlink(r, n);
             lru_push_front(r, n);
         }
-        if (write) {
-            if (r->zc) {
-                zc_filekey key = zc_filekey_from_ino(dev);
-                int pool;
-                rc = pool_of(r, dev, &pool);
-                if (!rc)
-                    rc = zc_invalidate_page(r->zc, pool, &key, page);
-                if (rc)
-                    return rc;
-            }
-            return version_bump(r, dev, page);
-        }
-        return 0;
+        if (!write)
+            return page_cache_hit(r);
+        rc = page_op(r, ZC_OP_INVALIDATE_PAGE, dev, page, ZC_OP_WRITE_HIT);
+        return rc ? rc : version_bump(r, dev, page);
     }
 
-    /* A miss. */
-    if (r->zc) {
-        zc_filekey key = zc_filekey_from_ino(dev);
-        int pool;
-        rc = pool_of(r, dev, &pool);
-        if (rc)
-            return rc;
-        if (write) {
-            rc = zc_probe_page(r->zc, pool, &key, page);
-            if (rc < 0)
-                return rc;
-            if (rc)
-                r->st.resident_hits++;
-            rc = zc_invalidate_page(r->zc, pool, &key, page);
-            if (rc)
-                return rc;
-        } else {
-            r->st.zc_gets++;
-            rc = zc_get_page(r->zc, pool, &key, page, r->page);
-            if (rc == 0) {
-                r->st.zc_hits++;
-                r->st.resident_hits++;
-                if (r->verify) {
-                    rc = zc_content_page(r->content, dev, page,
-                                         version_of(r, dev, page), r->check);
-                    if (rc)
-                        return rc;
-                    if (memcmp(r->page, r->check, r->page_size))
-                        r->st.zc_wrong++;
-                }
-            } else if (rc == -ZC_ENOENT) {
-                r->st.disk_reads++;
-            } else {
-                return rc;
-            }
-        }
-    } else if (!write) {
-        r->st.disk_reads++;
-    }
+    /* A miss: a read tries the zcache, a write drops any copy there. */
     if (write) {
-        rc = version_bump(r, dev, page);
-        if (rc)
-            return rc;
+        rc = page_op(r, ZC_OP_INVALIDATE_PAGE, dev, page, ZC_OP_WRITE_MISS);
+        if (!rc)
+            rc = version_bump(r, dev, page);
+    } else {
+        rc = page_op(r, ZC_OP_GET, dev, page, 0);
     }
+    if (rc)
+        return rc;
     if (r->cap == 0) {
         /* No page cache: the page passes through and is evicted at once. */
-        return put_evicted(r, dev, page);
+        return page_op(r, ZC_OP_PUT, dev, page, 0);
     }
     if (r->used < r->cap) {
         n = r->used++;
@@ -346,7 +321,7 @@ static int access_page(struct zc_replay *r, uint32_t dev, uint64_t page,
         vs = find_slot(r, r->nodes[n].dev, r->nodes[n].page, &f);
         table_delete(r, vs);
         lru_unlink(r, n);
-        rc = put_evicted(r, r->nodes[n].dev, r->nodes[n].page);
+        rc = page_op(r, ZC_OP_PUT, r->nodes[n].dev, r->nodes[n].page, 0);
         if (rc)
             return rc;
         /* The slot found before may have moved: look again. */
@@ -387,8 +362,8 @@ int zc_replay_create(uint64_t pc_pages, size_t page_size, zc_cache *zc,
     r->nodes = malloc((pc_pages ? pc_pages : 1) * sizeof(*r->nodes));
     r->table = calloc(tsize, sizeof(*r->table));
     r->page = malloc(page_size);
-    r->check = malloc(page_size);
-    if (!r->nodes || !r->table || !r->page || !r->check) {
+    if (!r->nodes || !r->table || !r->page ||
+        zc_player_create(zc, &r->player)) {
         zc_replay_destroy(r);
         return -ZC_ENOMEM;
     }
@@ -406,7 +381,7 @@ int zc_replay_request(zc_replay *r, const zc_request *req)
         return 0;
     if (req->offset > UINT64_MAX - (req->length - 1))
         return -ZC_EINVAL;
-    r->st.requests++;
+    r->requests++;
     first = req->offset >> r->page_shift;
     last = (req->offset + req->length - 1) >> r->page_shift;
     for (uint64_t p = first;; p++) {
@@ -422,15 +397,26 @@ int zc_replay_request(zc_replay *r, const zc_request *req)
 void zc_replay_verify(zc_replay *r, bool on)
 {
     if (r)
-        r->verify = on;
+        zc_player_verify(r->player, on);
+}
+
+int zc_replay_save_ops(zc_replay *r, zc_ops_writer *w)
+{
+    if (!r || (w && !r->content))
+        return -ZC_EINVAL;
+    r->ops = w;
+    return 0;
 }
 
 int zc_replay_stats_get(const zc_replay *r, zc_replay_stats *out)
 {
+    int rc;
+
     if (!r || !out)
         return -ZC_EINVAL;
-    *out = r->st;
-    return 0;
+    rc = zc_player_stats_get(r->player, out);
+    out->requests = r->requests;
+    return rc;
 }
 
 void zc_replay_destroy(zc_replay *r)
@@ -442,6 +428,6 @@ void zc_replay_destroy(zc_replay *r)
     free(r->ver);
     free(r->pools);
     free(r->page);
-    free(r->check);
+    zc_player_destroy(r->player);
     free(r);
 }

@@ -1,0 +1,638 @@
+/*
+ * trace/zct_write.c - writing op streams (.zct), binary and text.
+ *
+ * Records are appended to a block of at most 1 MiB, which is compressed
+ * (LZO1X-1, or LZO1X-999 for files that ship) and written when the next
+ * record would not fit; so the writer holds one block, plus the contents
+ * of the window.  Contents are deduplicated exactly: a 128-bit hash finds
+ * a candidate among the contents in the window, and the bytes are
+ * compared before a put refers to it.  The hash table holds only contents
+ * in the window (a content leaving it is deleted), so it stays below twice
+ * the window.  Page-cache hits arriving one by one are merged into one
+ * pc_hits record.  The layout is in zct.h; the text form in zct_text.c.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <lzo/lzo1x.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+#include "zct.h"
+
+struct dedup {
+    uint64_t h[2];
+    uint64_t id1; /* content number + 1; 0: empty */
+};
+
+struct zc_ops_writer {
+    FILE *f;
+    char *path;
+    bool text;
+    int level;
+    size_t page_size;
+    uint32_t window;
+    int rc;
+    char err[ZCT_ERR];
+    uint8_t *inited;
+    uint64_t nops, hits;
+
+    /* binary */
+    uint8_t *blk, *zbuf;
+    size_t blk_len;
+    void *wrk;
+
+    /* contents in the window, and the table of their hashes */
+    uint8_t *ring;
+    uint64_t (*ring_hash)[2];
+    size_t ring_slots;
+    uint64_t ncontents;
+    struct dedup *tab;
+    uint64_t tmask, tused;
+};
+
+static int wfail(struct zc_ops_writer *w, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int wfail(struct zc_ops_writer *w, int rc, const char *fmt, ...)
+{
+    va_list ap;
+    int n = snprintf(w->err, sizeof(w->err), "%s: ", w->path);
+
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < sizeof(w->err))
+        vsnprintf(w->err + n, sizeof(w->err) - (size_t)n, fmt, ap);
+    va_end(ap);
+    w->rc = rc;
+    return rc;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static int out(struct zc_ops_writer *w, const void *p, size_t n)
+{
+    if (fwrite(p, 1, n, w->f) != n)
+        return wfail(w, -ZC_EIO, "write error: %s", strerror(errno));
+    return 0;
+}
+
+/* ---- binary blocks ------------------------------------------------------ */
+
+static int flush_block(struct zc_ops_writer *w)
+{
+    uint8_t h[ZCT_BLOCK_HDR];
+    lzo_uint n = 0;
+    int ok = LZO_E_ERROR;
+
+    if (!w->blk_len)
+        return 0;
+    memset(h, 0, sizeof(h));
+    put32(h, (uint32_t)w->blk_len);
+    put32(h + 12, lzo_adler32(1, w->blk, w->blk_len));
+    if (w->level >= 9)
+        ok = lzo1x_999_compress(w->blk, w->blk_len, w->zbuf, &n, w->wrk);
+    else if (w->level > 0)
+        ok = lzo1x_1_compress(w->blk, w->blk_len, w->zbuf, &n, w->wrk);
+    if (ok == LZO_E_OK && n < w->blk_len) {
+        h[8] = 1;
+        put32(h + 4, (uint32_t)n);
+    } else {
+        n = w->blk_len;
+        put32(h + 4, (uint32_t)n);
+    }
+    if (out(w, h, sizeof(h)) || out(w, h[8] ? w->zbuf : w->blk, n))
+        return w->rc;
+    w->blk_len = 0;
+    return 0;
+}
+
+/* Make room for a record of n bytes in the block. */
+static int room(struct zc_ops_writer *w, size_t n)
+{
+    return w->blk_len + n > ZCT_BLOCK_MAX ? flush_block(w) : 0;
+}
+
+static size_t varint(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+static size_t key_bytes(uint8_t *p, const zc_filekey *k)
+{
+    uint64_t ino;
+
+    if (zc__key_is_ino(k, &ino)) {
+        p[0] = 0;
+        return 1 + varint(p + 1, ino);
+    }
+    p[0] = 1;
+    for (int i = 0; i < 6; i++)
+        put32(p + 1 + 4 * i, k->fh[i]);
+    return 25;
+}
+
+static int record(struct zc_ops_writer *w, const uint8_t *rec, size_t n)
+{
+    if (room(w, n))
+        return w->rc;
+    memcpy(w->blk + w->blk_len, rec, n);
+    w->blk_len += n;
+    return 0;
+}
+
+/* ---- contents ----------------------------------------------------------- */
+
+static bool same_filled(const uint8_t *pg, size_t ps)
+{
+    for (size_t i = 8; i < ps; i += 8)
+        if (memcmp(pg, pg + i, 8))
+            return false;
+    return true;
+}
+
+static void tab_delete(struct zc_ops_writer *w, uint64_t i)
+{
+    uint64_t j = i;
+
+    for (;;) {
+        uint64_t k;
+        j = (j + 1) & w->tmask;
+        if (!w->tab[j].id1)
+            break;
+        k = w->tab[j].h[0] & w->tmask;
+        if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
+            w->tab[i] = w->tab[j];
+            i = j;
+        }
+    }
+    w->tab[i].id1 = 0;
+    w->tused--;
+}
+
+static int tab_grow(struct zc_ops_writer *w)
+{
+    uint64_t n = w->tab ? (w->tmask + 1) * 2 : 1024;
+    struct dedup *t = calloc(n, sizeof(*t));
+
+    if (!t)
+        return -ZC_ENOMEM;
+    for (uint64_t j = 0; w->tab && j <= w->tmask; j++) {
+        uint64_t i;
+        if (!w->tab[j].id1)
+            continue;
+        for (i = w->tab[j].h[0] & (n - 1); t[i].id1; i = (i + 1) & (n - 1))
+            ;
+        t[i] = w->tab[j];
+    }
+    free(w->tab);
+    w->tab = t;
+    w->tmask = n - 1;
+    return 0;
+}
+
+/* The content number of page: an equal content in the window, or a new
+ * content record. */
+static int content_of(struct zc_ops_writer *w, const uint8_t *pg, uint64_t *id)
+{
+    uint64_t h[2], i;
+    size_t slot, n;
+    uint8_t *rec;
+
+    zc__hash128(pg, w->page_size, h);
+    for (i = w->tab ? h[0] & w->tmask : 0; w->tab && w->tab[i].id1;
+         i = (i + 1) & w->tmask) {
+        uint64_t c = w->tab[i].id1 - 1;
+        if (w->tab[i].h[0] == h[0] && w->tab[i].h[1] == h[1] &&
+            !memcmp(w->ring + (c % w->window) * w->page_size, pg,
+                    w->page_size)) {
+            *id = c;
+            return 0;
+        }
+    }
+
+    /* A new content: it takes the ring slot of the one leaving the
+     * window, whose table entry goes. */
+    if (w->ncontents < w->window && w->ncontents == w->ring_slots) {
+        size_t cap = w->ring_slots ? w->ring_slots * 2 : 64;
+        void *t;
+        if (cap > w->window)
+            cap = w->window;
+        t = realloc(w->ring, cap * w->page_size);
+        if (!t)
+            return wfail(w, -ZC_ENOMEM, "out of memory");
+        w->ring = t;
+        t = realloc(w->ring_hash, cap * sizeof(*w->ring_hash));
+        if (!t)
+            return wfail(w, -ZC_ENOMEM, "out of memory");
+        w->ring_hash = t;
+        w->ring_slots = cap;
+    }
+    slot = (size_t)(w->ncontents % w->window);
+    if (w->ncontents >= w->window) {
+        uint64_t old = w->ncontents - w->window;
+        for (i = w->ring_hash[slot][0] & w->tmask; w->tab[i].id1;
+             i = (i + 1) & w->tmask)
+            if (w->tab[i].id1 == old + 1) {
+                tab_delete(w, i);
+                break;
+            }
+    }
+    if ((!w->tab || (w->tused + 1) * 2 > w->tmask + 1) && tab_grow(w))
+        return wfail(w, -ZC_ENOMEM, "out of memory");
+    for (i = h[0] & w->tmask; w->tab[i].id1; i = (i + 1) & w->tmask)
+        ;
+    w->tab[i].h[0] = h[0];
+    w->tab[i].h[1] = h[1];
+    w->tab[i].id1 = w->ncontents + 1;
+    w->tused++;
+    memcpy(w->ring + slot * w->page_size, pg, w->page_size);
+    memcpy(w->ring_hash[slot], h, sizeof(h));
+    *id = w->ncontents++;
+
+    n = same_filled(pg, w->page_size) ? 9 : 1 + w->page_size;
+    if (room(w, n))
+        return w->rc;
+    rec = w->blk + w->blk_len;
+    rec[0] = n == 9 ? ZCT_CONTENT_FILL : ZCT_CONTENT_RAW;
+    memcpy(rec + 1, pg, n - 1);
+    w->blk_len += n;
+    return 0;
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+static int binary_op(struct zc_ops_writer *w, const zc_op *op)
+{
+    static const uint8_t code[] = {
+        [ZC_OP_INIT_FS] = ZCT_INIT_FS,
+        [ZC_OP_INIT_SHARED_FS] = ZCT_INIT_SHARED_FS,
+        [ZC_OP_PUT] = ZCT_PUT,
+        [ZC_OP_GET] = ZCT_GET,
+        [ZC_OP_INVALIDATE_PAGE] = ZCT_INVALIDATE_PAGE,
+        [ZC_OP_INVALIDATE_INODE] = ZCT_INVALIDATE_INODE,
+        [ZC_OP_INVALIDATE_FS] = ZCT_INVALIDATE_FS,
+        [ZC_OP_PC_HITS] = ZCT_PC_HITS,
+    };
+    uint8_t rec[96];
+    size_t n = 1;
+    uint64_t id = 0;
+
+    if (op->kind == ZC_OP_PUT && content_of(w, op->page, &id))
+        return w->rc;
+    rec[0] = code[op->kind];
+    if (op->kind == ZC_OP_PC_HITS) {
+        n += varint(rec + n, op->count);
+        return record(w, rec, n);
+    }
+    n += varint(rec + n, op->pool);
+    switch (op->kind) {
+    case ZC_OP_INIT_SHARED_FS:
+    case ZC_OP_INIT_FS:
+        n += varint(rec + n, op->page_size);
+        if (op->kind == ZC_OP_INIT_SHARED_FS) {
+            memcpy(rec + n, op->uuid, 16);
+            n += 16;
+        }
+        break;
+    case ZC_OP_PUT:
+    case ZC_OP_GET:
+    case ZC_OP_INVALIDATE_PAGE:
+        n += key_bytes(rec + n, &op->key);
+        n += varint(rec + n, op->index);
+        if (op->kind == ZC_OP_INVALIDATE_PAGE)
+            n += varint(rec + n, op->flags);
+        if (op->kind == ZC_OP_PUT)
+            n += varint(rec + n, w->ncontents - 1 - id);
+        break;
+    case ZC_OP_INVALIDATE_INODE: n += key_bytes(rec + n, &op->key); break;
+    default: break;
+    }
+    return record(w, rec, n);
+}
+
+static int text_key(struct zc_ops_writer *w, const zc_filekey *k)
+{
+    uint64_t ino;
+
+    if (zc__key_is_ino(k, &ino))
+        return fprintf(w->f, " %" PRIu64, ino) < 0;
+    if (fputs(" fh:", w->f) < 0)
+        return 1;
+    for (int i = 0; i < 6; i++)
+        for (int b = 0; b < 4; b++)
+            if (fprintf(w->f, "%02x", (unsigned)(k->fh[i] >> (8 * b)) & 0xff) <
+                0)
+                return 1;
+    return 0;
+}
+
+static int text_op(struct zc_ops_writer *w, const zc_op *op)
+{
+    static const char *const name[] = {
+        [ZC_OP_INIT_FS] = "init_fs",
+        [ZC_OP_INIT_SHARED_FS] = "init_shared_fs",
+        [ZC_OP_PUT] = "put",
+        [ZC_OP_GET] = "get",
+        [ZC_OP_INVALIDATE_PAGE] = "invalidate_page",
+        [ZC_OP_INVALIDATE_INODE] = "invalidate_inode",
+        [ZC_OP_INVALIDATE_FS] = "invalidate_fs",
+        [ZC_OP_PC_HITS] = "pc_hits",
+    };
+    int bad;
+
+    if (op->kind == ZC_OP_PC_HITS)
+        bad = fprintf(w->f, "pc_hits %" PRIu64 "\n", op->count) < 0;
+    else
+        bad = fprintf(w->f, "%s %" PRIu32, name[op->kind], op->pool) < 0;
+    if (op->kind == ZC_OP_INIT_SHARED_FS) {
+        bad |= fputc(' ', w->f) == EOF;
+        for (int i = 0; i < 16; i++)
+            bad |= fprintf(w->f, "%02x", op->uuid[i]) < 0;
+    }
+    if (op->kind == ZC_OP_PUT || op->kind == ZC_OP_GET ||
+        op->kind == ZC_OP_INVALIDATE_PAGE || op->kind == ZC_OP_INVALIDATE_INODE)
+        bad |= text_key(w, &op->key);
+    if (op->kind == ZC_OP_PUT || op->kind == ZC_OP_GET ||
+        op->kind == ZC_OP_INVALIDATE_PAGE)
+        bad |= fprintf(w->f, " %" PRIu64, op->index) < 0;
+    if (op->kind == ZC_OP_INVALIDATE_PAGE && op->flags)
+        bad |=
+            fputs(op->flags & ZC_OP_WRITE_MISS ? " write_miss" : " write_hit",
+                  w->f) < 0;
+    if (op->kind == ZC_OP_PUT) {
+        const uint8_t *pg = op->page;
+        if (same_filled(pg, w->page_size)) {
+            uint64_t v;
+            memcpy(&v, pg, 8);
+            bad |= fprintf(w->f, " fill:0x%016" PRIx64, v) < 0;
+        } else {
+            size_t end = w->page_size;
+            while (end && !pg[end - 1])
+                end--;
+            bad |= fputs(" hex:", w->f) < 0;
+            for (size_t i = 0; i < end; i++)
+                bad |= fprintf(w->f, "%02x", pg[i]) < 0;
+        }
+    }
+    if (op->kind != ZC_OP_PC_HITS)
+        bad |= fputc('\n', w->f) == EOF;
+    return bad ? wfail(w, -ZC_EIO, "write error: %s", strerror(errno)) : 0;
+}
+
+static int emit(struct zc_ops_writer *w, const zc_op *op)
+{
+    w->nops++;
+    return w->text ? text_op(w, op) : binary_op(w, op);
+}
+
+static int flush_hits(struct zc_ops_writer *w)
+{
+    zc_op op;
+
+    if (!w->hits)
+        return 0;
+    memset(&op, 0, sizeof(op));
+    op.kind = ZC_OP_PC_HITS;
+    op.count = w->hits;
+    w->hits = 0;
+    return emit(w, &op);
+}
+
+/* ---- header ------------------------------------------------------------- */
+
+/* Checks extra fields: lines of key=value, keys without blanks. */
+static int check_meta(struct zc_ops_writer *w, const char *meta)
+{
+    for (const char *p = meta; *p;) {
+        const char *nl = strchr(p, '\n'), *eq = strchr(p, '=');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (len && (!eq || eq == p || eq > p + len ||
+                    strcspn(p, " \t") < (size_t)(eq - p)))
+            return wfail(w, -ZC_EINVAL, "header field '%.*s' is not key=value",
+                         (int)len, p);
+        p += len + (nl != NULL);
+    }
+    return 0;
+}
+
+static int header(struct zc_ops_writer *w, const char *meta)
+{
+    char base[256];
+    size_t bl, ml = meta ? strlen(meta) : 0;
+    uint8_t fixed[16], sum[4];
+    uint32_t adler;
+
+    bl = (size_t)snprintf(base, sizeof(base),
+                          "page_size=%zu\nwindow=%" PRIu32
+                          "\ncreated_by=libzcache %s\nblock_codec=%s\n",
+                          w->page_size, w->window, zc_version(),
+                          w->level >= 9   ? "lzo1x-999"
+                          : w->level >= 1 ? "lzo1x-1"
+                                          : "stored");
+    if (w->text) {
+        int bad = fputs(ZCT_TEXT_MAGIC "\n", w->f) < 0;
+        bad |= fprintf(w->f, "meta page_size %zu\n", w->page_size) < 0;
+        bad |=
+            fprintf(w->f, "meta created_by libzcache-%s\n", zc_version()) < 0;
+        for (const char *p = meta; p && *p;) {
+            size_t len = strcspn(p, "\n"), k = strcspn(p, "=");
+            if (len) {
+                bad |= fprintf(w->f, "meta %.*s ", (int)k, p) < 0;
+                for (size_t i = k + 1; i < len; i++)
+                    bad |= fputc(p[i] == ' ' || p[i] == '\t' ? '_' : p[i],
+                                 w->f) == EOF;
+                bad |= fputc('\n', w->f) == EOF;
+            }
+            p += len + (p[len] == '\n');
+        }
+        return bad ? wfail(w, -ZC_EIO, "write error: %s", strerror(errno)) : 0;
+    }
+    if (bl + ml + 1 > ZCT_HEADER_MAX)
+        return wfail(w, -ZC_EINVAL, "header fields too long");
+    memcpy(fixed, ZCT_MAGIC, 8);
+    fixed[8] = ZCT_MAJOR;
+    fixed[9] = 0;
+    fixed[10] = ZCT_MINOR;
+    fixed[11] = 0;
+    put32(fixed + 12,
+          (uint32_t)(bl + ml + (ml && meta[ml - 1] != '\n' ? 1 : 0)));
+    adler = lzo_adler32(1, fixed, 16);
+    adler = lzo_adler32(adler, (const uint8_t *)base, bl);
+    if (ml)
+        adler = lzo_adler32(adler, (const uint8_t *)meta, ml);
+    if (ml && meta[ml - 1] != '\n')
+        adler = lzo_adler32(adler, (const uint8_t *)"\n", 1);
+    put32(sum, adler);
+    if (out(w, fixed, 16) || out(w, base, bl) || (ml && out(w, meta, ml)) ||
+        (ml && meta[ml - 1] != '\n' && out(w, "\n", 1)) || out(w, sum, 4))
+        return w->rc;
+    return 0;
+}
+
+/* ---- public ------------------------------------------------------------- */
+
+int zc_ops_writer_open(const char *path, const zc_ops_writer_options *opt,
+                       zc_ops_writer **wp, char *err, size_t errlen)
+{
+    zc_ops_writer_options o = {0};
+    struct zc_ops_writer *w;
+    int rc;
+
+    if (err && errlen)
+        err[0] = '\0';
+    if (!path || !wp)
+        return -ZC_EINVAL;
+    *wp = NULL;
+    if (opt)
+        o = *opt;
+    if (!o.page_size)
+        o.page_size = 4096;
+    if (!o.window)
+        o.window = ZCT_WINDOW_DEFAULT;
+    if (o.page_size < 512 || o.page_size > 65536 ||
+        (o.page_size & (o.page_size - 1)) || o.window > ZCT_WINDOW_MAX ||
+        (o.level != -1 && o.level != 0 && o.level != 1 && o.level != 9)) {
+        if (err && errlen)
+            snprintf(err, errlen,
+                     "%s: bad writer options (page size a power of two in "
+                     "512..65536, window at most %d, level -1, 0, 1 or 9)",
+                     path, ZCT_WINDOW_MAX);
+        return -ZC_EINVAL;
+    }
+    w = calloc(1, sizeof(*w));
+    if (!w || !(w->path = strdup(path))) {
+        free(w);
+        return -ZC_ENOMEM;
+    }
+    w->text = o.text;
+    w->level = o.level ? o.level : 1;
+    w->page_size = o.page_size;
+    w->window = o.window;
+    w->inited = calloc(ZCT_POOL_MAX, 1);
+    if (!w->text) {
+        size_t wrk =
+            o.level >= 9 ? LZO1X_999_MEM_COMPRESS : LZO1X_1_MEM_COMPRESS;
+        w->blk = malloc(ZCT_BLOCK_MAX);
+        w->zbuf = malloc(ZCT_BLOCK_MAX + ZCT_BLOCK_MAX / 16 + 64 + 3);
+        w->wrk = malloc(wrk);
+    }
+    if (!w->inited || (!w->text && (!w->blk || !w->zbuf || !w->wrk))) {
+        rc = -ZC_ENOMEM;
+        goto fail;
+    }
+    if (o.meta && (rc = check_meta(w, o.meta)))
+        goto fail;
+    if (!strcmp(path, "-")) {
+        w->f = stdout;
+    } else if (!(w->f = fopen(path, "wb"))) {
+        rc = wfail(w, -ZC_EIO, "cannot create: %s", strerror(errno));
+        goto fail;
+    }
+    if ((rc = header(w, o.meta)))
+        goto fail;
+    *wp = w;
+    return 0;
+fail:
+    if (err && errlen)
+        snprintf(err, errlen, "%s", w->rc ? w->err : zc_strerror(rc));
+    w->rc = rc; /* close writes nothing more */
+    if (w->f && w->f != stdout)
+        remove(path);
+    zc_ops_writer_close(w, NULL, 0);
+    return rc;
+}
+
+int zc_ops_write(zc_ops_writer *w, const zc_op *op)
+{
+    bool init;
+
+    if (!w || !op)
+        return -ZC_EINVAL;
+    if (w->rc)
+        return w->rc;
+    if (op->kind == ZC_OP_PC_HITS) {
+        w->hits += op->count;
+        return 0;
+    }
+    if (op->kind < ZC_OP_INIT_FS || op->kind > ZC_OP_PC_HITS)
+        return wfail(w, -ZC_EINVAL, "unknown op kind %d", (int)op->kind);
+    if (op->pool >= ZCT_POOL_MAX)
+        return wfail(w, -ZC_EINVAL, "pool %" PRIu32 " out of range", op->pool);
+    init = op->kind == ZC_OP_INIT_FS || op->kind == ZC_OP_INIT_SHARED_FS;
+    if (init && (w->inited[op->pool] || op->page_size != w->page_size))
+        return wfail(w, -ZC_EINVAL,
+                     "init of pool %" PRIu32
+                     " twice or with a page size other than %zu",
+                     op->pool, w->page_size);
+    if (!init && !w->inited[op->pool])
+        return wfail(w, -ZC_EINVAL, "pool %" PRIu32 " used before its init",
+                     op->pool);
+    if (op->kind == ZC_OP_PUT && !op->page)
+        return wfail(w, -ZC_EINVAL, "put without a page");
+    if (flush_hits(w) || emit(w, op))
+        return w->rc;
+    if (init)
+        w->inited[op->pool] = 1;
+    else if (op->kind == ZC_OP_INVALIDATE_FS)
+        w->inited[op->pool] = 0;
+    return 0;
+}
+
+const char *zc_ops_writer_error(const zc_ops_writer *w)
+{
+    return w && w->rc ? w->err : "";
+}
+
+int zc_ops_writer_close(zc_ops_writer *w, char *err, size_t errlen)
+{
+    int rc;
+
+    if (err && errlen)
+        err[0] = '\0';
+    if (!w)
+        return 0;
+    if (w->f && !w->rc && !flush_hits(w)) {
+        if (w->text) {
+            if (fputs("end\n", w->f) < 0)
+                wfail(w, -ZC_EIO, "write error: %s", strerror(errno));
+        } else {
+            uint8_t rec[11];
+            rec[0] = ZCT_END;
+            if (!record(w, rec, 1 + varint(rec + 1, w->nops)))
+                flush_block(w);
+        }
+    }
+    if (w->f && fflush(w->f) && !w->rc)
+        wfail(w, -ZC_EIO, "write error: %s", strerror(errno));
+    if (w->f && w->f != stdout && fclose(w->f) && !w->rc)
+        wfail(w, -ZC_EIO, "write error: %s", strerror(errno));
+    rc = w->rc;
+    if (rc && err && errlen)
+        snprintf(err, errlen, "%s", w->err);
+    free(w->path);
+    free(w->inited);
+    free(w->blk);
+    free(w->zbuf);
+    free(w->wrk);
+    free(w->ring);
+    free(w->ring_hash);
+    free(w->tab);
+    free(w);
+    return rc;
+}
