@@ -607,6 +607,37 @@ static void test_player_counts_a_hand_written_stream(void **state)
     assert_int_equal(st.resident_hits, 4);
 }
 
+static void
+test_shared_pools_of_one_uuid_share_pages_and_their_end(void **state)
+{
+    static const char text[] =
+        "zct-text 1\n"
+        "init_shared_fs 0 00112233445566778899aabbccddeeff\n"
+        "init_shared_fs 1 00112233445566778899aabbccddeeff\n"
+        "put 0 5 1 text:shared\n"
+        "get 1 5 1\n"       /* the same pool: a hit */
+        "invalidate_fs 0\n" /* destroys the pool under stream pool 1 too */
+        "get 1 5 1\n"       /* no pool: a miss, not an error */
+        "put 1 5 2 text:dropped\n"
+        "get 1 5 2\n"
+        "invalidate_fs 1\n"
+        "init_fs 1\n" /* a new life */
+        "put 1 5 3 text:again\n"
+        "get 1 5 3\n"
+        "end\n";
+    zc_cache *zc = cache_of("capacity=1M");
+    zc_replay_stats st = play_text(text, zc, true);
+    (void)state;
+
+    assert_int_equal(st.zc_gets, 4);
+    assert_int_equal(st.zc_hits, 2);
+    assert_int_equal(st.zc_puts, 3);
+    assert_int_equal(st.zc_stored, 2);
+    assert_int_equal(st.zc_wrong, 0);
+    assert_int_equal(zc_cache_check(zc), 0);
+    zc_cache_destroy(zc);
+}
+
 static void test_player_verification_catches_foreign_data(void **state)
 {
     zc_cache *zc = cache_of("capacity=1M,exclusive_gets=false");
@@ -762,6 +793,8 @@ int main(void)
         cmocka_unit_test(test_malformed_binary_streams_get_precise_errors),
         cmocka_unit_test(test_malformed_text_streams_name_the_line),
         cmocka_unit_test(test_player_counts_a_hand_written_stream),
+        cmocka_unit_test(
+            test_shared_pools_of_one_uuid_share_pages_and_their_end),
         cmocka_unit_test(test_player_verification_catches_foreign_data),
         cmocka_unit_test(test_a_saved_stream_replays_to_the_same_numbers),
         cmocka_unit_test(test_writer_rejects_bad_ops),

@@ -14,11 +14,15 @@
  *   PUT                 a page-cache eviction
  *
  * Stream pools (small numbers) map to the cache's pool ids through a table
- * filled at each init op.  Without a cache the player only counts.
+ * filled at each init op.  Without a cache the player only counts.  As in
+ * the kernel, a file system whose init failed (no pool id left) or whose
+ * shared pool was destroyed through another stream pool of the same UUID
+ * has no pool: its puts are dropped and its gets miss ("gone" below).
  *
- * Verification keeps, per key, a 128-bit hash of the bytes of its last put
- * (an open-addressing table, linear probing, backward-shift deletion); an
- * invalidate removes the page's entry, or scans for the inode's or pool's.
+ * Verification keeps, per key (the cache's pool id, so that stream pools
+ * joined to one shared pool see one shadow), a 128-bit hash of the bytes of its
+ * last put (an open-addressing table, linear probing, backward-shift deletion);
+ * an invalidate removes the page's entry, or scans for the inode's or pool's.
  * A get hit must match the entry; a hit with no entry is data the cache
  * should not have had.  Memory is malloc's: the player is not part of the
  * cache's budget.
@@ -42,7 +46,7 @@ struct zc_player {
     zc_cache *zc;
     zc_replay_stats st;
     struct {
-        int id; /* the cache's pool id, -1: not initialised */
+        int id; /* the cache's pool id; NOT_INIT, or GONE */
         size_t page_size;
     } * pools; /* by stream pool */
     size_t npools;
@@ -168,17 +172,17 @@ static int shadow_grow(zc_player *p)
     return 0;
 }
 
-static int shadow_put(zc_player *p, const zc_op *op)
+static int shadow_put(zc_player *p, uint32_t pool, const zc_op *op)
 {
     uint64_t slot;
     struct shadow *s;
 
     if ((!p->sh || (p->sh_used + 1) * 2 > p->sh_mask + 1) && shadow_grow(p))
         return -ZC_ENOMEM;
-    s = shadow_find(p, op->pool, &op->key, op->index, &slot);
+    s = shadow_find(p, pool, &op->key, op->index, &slot);
     if (!s) {
         s = &p->sh[slot];
-        s->pool1 = op->pool + 1;
+        s->pool1 = pool + 1;
         s->key = op->key;
         s->index = op->index;
         p->sh_used++;
@@ -205,6 +209,37 @@ static void shadow_drop(zc_player *p, uint32_t pool, const zc_filekey *key)
 
 /* ---- ops ---------------------------------------------------------------- */
 
+enum { NOT_INIT = -1, GONE = -2 };
+
+/* An op on a file system without a pool: counted, never stored or hit. */
+static int gone(zc_player *p, const zc_op *op)
+{
+    switch (op->kind) {
+    case ZC_OP_PUT:
+        p->st.pc_evictions++;
+        p->st.zc_puts++;
+        return 0;
+    case ZC_OP_GET:
+        p->st.accesses++;
+        p->st.reads++;
+        p->st.zc_gets++;
+        p->st.disk_reads++;
+        return 0;
+    case ZC_OP_INVALIDATE_PAGE:
+        if (op->flags & (ZC_OP_WRITE_MISS | ZC_OP_WRITE_HIT)) {
+            p->st.accesses++;
+            p->st.writes++;
+        }
+        if (op->flags & ZC_OP_WRITE_HIT) {
+            p->st.pc_hits++;
+            p->st.resident_hits++;
+        }
+        return 0;
+    case ZC_OP_INVALIDATE_FS: p->pools[op->pool].id = NOT_INIT; return 0;
+    default: return 0;
+    }
+}
+
 static int pool_init(zc_player *p, const zc_op *op)
 {
     int id;
@@ -219,10 +254,10 @@ static int pool_init(zc_player *p, const zc_op *op)
             return -ZC_ENOMEM;
         p->pools = t;
         for (size_t i = p->npools; i < n; i++)
-            p->pools[i].id = -1;
+            p->pools[i].id = NOT_INIT;
         p->npools = n;
     }
-    if (p->pools[op->pool].id != -1 || op->page_size < 512 ||
+    if (p->pools[op->pool].id != NOT_INIT || op->page_size < 512 ||
         op->page_size > 65536 || (op->page_size & (op->page_size - 1)))
         return -ZC_EINVAL;
     if (op->page_size > p->page_cap) {
@@ -239,7 +274,9 @@ static int pool_init(zc_player *p, const zc_op *op)
     } else {
         id = zc_init_fs(p->zc, op->page_size);
     }
-    if (id < 0)
+    if (id == -ZC_ENOSPC)
+        id = GONE;
+    else if (id < 0)
         return id;
     p->pools[op->pool].id = id;
     p->pools[op->pool].page_size = op->page_size;
@@ -268,7 +305,8 @@ static int get(zc_player *p, int pool, const zc_op *op)
     p->st.resident_hits++;
     if (p->verify) {
         uint64_t slot, h[2];
-        struct shadow *s = shadow_find(p, op->pool, &op->key, op->index, &slot);
+        struct shadow *s =
+            shadow_find(p, (uint32_t)pool, &op->key, op->index, &slot);
         zc__hash128(p->page, p->pools[op->pool].page_size, h);
         if (!s || s->h[0] != h[0] || s->h[1] != h[1])
             p->st.zc_wrong++;
@@ -299,7 +337,7 @@ static int invalidate_page(zc_player *p, int pool, const zc_op *op)
     }
     if (p->verify) {
         uint64_t slot;
-        if (shadow_find(p, op->pool, &op->key, op->index, &slot))
+        if (shadow_find(p, (uint32_t)pool, &op->key, op->index, &slot))
             shadow_delete(p, slot);
     }
     return zc_invalidate_page(p->zc, pool, &op->key, op->index);
@@ -320,9 +358,11 @@ int zc_player_op(zc_player *p, const zc_op *op)
     }
     if (op->kind == ZC_OP_INIT_FS || op->kind == ZC_OP_INIT_SHARED_FS)
         return pool_init(p, op);
-    if (op->pool >= p->npools || p->pools[op->pool].id == -1)
+    if (op->pool >= p->npools || p->pools[op->pool].id == NOT_INIT)
         return -ZC_EINVAL;
     pool = p->pools[op->pool].id;
+    if (pool == GONE)
+        return gone(p, op);
     switch (op->kind) {
     case ZC_OP_PUT:
         p->st.pc_evictions++;
@@ -336,17 +376,21 @@ int zc_player_op(zc_player *p, const zc_op *op)
         p->st.zc_puts++;
         if (rc == 0)
             p->st.zc_stored++;
-        return p->verify ? shadow_put(p, op) : 0;
+        return p->verify ? shadow_put(p, (uint32_t)pool, op) : 0;
     case ZC_OP_GET: return get(p, pool, op);
     case ZC_OP_INVALIDATE_PAGE: return invalidate_page(p, pool, op);
     case ZC_OP_INVALIDATE_INODE:
         if (p->verify)
-            shadow_drop(p, op->pool, &op->key);
+            shadow_drop(p, (uint32_t)pool, &op->key);
         return p->zc ? zc_invalidate_inode(p->zc, pool, &op->key) : 0;
     case ZC_OP_INVALIDATE_FS:
         if (p->verify)
-            shadow_drop(p, op->pool, NULL);
-        p->pools[op->pool].id = -1;
+            shadow_drop(p, (uint32_t)pool, NULL);
+        /* Stream pools sharing this pool (same UUID) lose it too. */
+        for (size_t i = 0; p->zc && i < p->npools; i++)
+            if (i != op->pool && p->pools[i].id == pool)
+                p->pools[i].id = GONE;
+        p->pools[op->pool].id = NOT_INIT;
         return p->zc ? zc_invalidate_fs(p->zc, pool) : 0;
     default: return -ZC_EINVAL;
     }
