@@ -19,10 +19,11 @@
  * shared pool was destroyed through another stream pool of the same UUID
  * has no pool: its puts are dropped and its gets miss ("gone" below).
  *
- * Verification keeps, per key (the cache's pool id, so that stream pools
- * joined to one shared pool see one shadow), a 128-bit hash of the bytes of its
- * last put (an open-addressing table, linear probing, backward-shift deletion);
- * an invalidate removes the page's entry, or scans for the inode's or pool's.
+ * Verification keeps, per key, a 128-bit hash of the bytes of its last put
+ * (an open-addressing table, linear probing, backward-shift deletion); an
+ * invalidate removes the page's entry, or scans for the inode's or pool's.
+ * Keys use the cache's pool id, so that stream pools joined to one shared
+ * pool see one shadow.
  * A get hit must match the entry; a hit with no entry is data the cache
  * should not have had.  Memory is malloc's: the player is not part of the
  * cache's budget.
