@@ -2,7 +2,8 @@
 # The test job: install what is missing, then build and run the cmocka suite
 # twice (Release, and Debug with AddressSanitizer + UndefinedBehaviorSanitizer),
 # warnings as errors; then install the library into a scratch prefix and
-# build the README's example against it with pkg-config and with CMake.
+# build the README's example against it with pkg-config and with CMake;
+# then run every fuzz target briefly (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -33,3 +34,6 @@ cmake -S examples -B "$prefix/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/n
 cmake --build "$prefix/cmake-build" >/dev/null
 LD_LIBRARY_PATH="$(dirname "$libdir")" "$prefix/cmake-build/basic"
 echo "installed-package example: ok (pkg-config and CMake)"
+
+echo "== Fuzzing: every trace reader, the config parser, content specs (15 s each)"
+bash scripts/fuzz.sh 15

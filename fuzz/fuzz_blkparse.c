@@ -1,0 +1,20 @@
+/*
+ * fuzz/fuzz_blkparse.c - libFuzzer target: the blkparse reader
+ * (blkparse's text output).
+ *
+ * The input is one file, read with the format forced: whole, cut in two
+ * at a line start or at any byte (the choice follows the input), and as
+ * the two parts one after the other; harness.h lists the checks.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "harness.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    bool clean;
+    size_t at = fuzz_cut_text(data, size, &clean);
+
+    fuzz_reader("blkparse", data, size, at, clean, NULL);
+    return 0;
+}
