@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "player.h"
 #include "zcache_trace.h"
 
 struct shadow {
@@ -85,6 +86,11 @@ int zc_player_stats_get(const zc_player *p, zc_replay_stats *out)
         return -ZC_EINVAL;
     *out = p->st;
     return 0;
+}
+
+zc_replay_stats *zc__player_stats(zc_player *p)
+{
+    return &p->st;
 }
 
 void zc_player_destroy(zc_player *p)
@@ -217,24 +223,16 @@ static int gone(zc_player *p, const zc_op *op)
 {
     switch (op->kind) {
     case ZC_OP_PUT:
-        p->st.pc_evictions++;
+        zc__count_eviction(&p->st);
         p->st.zc_puts++;
         return 0;
     case ZC_OP_GET:
-        p->st.accesses++;
-        p->st.reads++;
+        zc__count_read_miss(&p->st);
         p->st.zc_gets++;
         p->st.disk_reads++;
         return 0;
     case ZC_OP_INVALIDATE_PAGE:
-        if (op->flags & (ZC_OP_WRITE_MISS | ZC_OP_WRITE_HIT)) {
-            p->st.accesses++;
-            p->st.writes++;
-        }
-        if (op->flags & ZC_OP_WRITE_HIT) {
-            p->st.pc_hits++;
-            p->st.resident_hits++;
-        }
+        zc__count_invalidate(&p->st, op->flags);
         return 0;
     case ZC_OP_INVALIDATE_FS: p->pools[op->pool].id = NOT_INIT; return 0;
     default: return 0;
@@ -288,8 +286,7 @@ static int get(zc_player *p, int pool, const zc_op *op)
 {
     int rc;
 
-    p->st.accesses++;
-    p->st.reads++;
+    zc__count_read_miss(&p->st);
     if (!p->zc) {
         p->st.disk_reads++;
         return 0;
@@ -319,14 +316,7 @@ static int invalidate_page(zc_player *p, int pool, const zc_op *op)
 {
     int rc;
 
-    if (op->flags & (ZC_OP_WRITE_MISS | ZC_OP_WRITE_HIT)) {
-        p->st.accesses++;
-        p->st.writes++;
-    }
-    if (op->flags & ZC_OP_WRITE_HIT) {
-        p->st.pc_hits++;
-        p->st.resident_hits++;
-    }
+    zc__count_invalidate(&p->st, op->flags);
     if (!p->zc)
         return 0;
     if (op->flags & ZC_OP_WRITE_MISS) {
@@ -351,10 +341,7 @@ int zc_player_op(zc_player *p, const zc_op *op)
     if (!p || !op)
         return -ZC_EINVAL;
     if (op->kind == ZC_OP_PC_HITS) {
-        p->st.accesses += op->count;
-        p->st.reads += op->count;
-        p->st.pc_hits += op->count;
-        p->st.resident_hits += op->count;
+        zc__count_pc_hits(&p->st, op->count);
         return 0;
     }
     if (op->kind == ZC_OP_INIT_FS || op->kind == ZC_OP_INIT_SHARED_FS)
@@ -366,7 +353,7 @@ int zc_player_op(zc_player *p, const zc_op *op)
         return gone(p, op);
     switch (op->kind) {
     case ZC_OP_PUT:
-        p->st.pc_evictions++;
+        zc__count_eviction(&p->st);
         if (!p->zc)
             return 0;
         if (!op->page)

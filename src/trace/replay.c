@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "player.h"
 #include "zcache_trace.h"
 
 #define NIL 0xFFFFFFFFu
@@ -70,7 +71,8 @@ struct zc_replay {
 
     uint32_t *pools; /* stream pool -> device */
     size_t npools, pools_cap;
-    uint8_t *page; /* one page of content */
+    uint32_t last_dev, last_pool; /* the last lookup (valid if npools) */
+    uint8_t *page;                /* one page of content */
 };
 
 static inline uint64_t hash_key(uint32_t dev, uint64_t page)
@@ -216,9 +218,14 @@ static int pool_of(struct zc_replay *r, uint32_t dev, uint32_t *pool)
     zc_op op;
     int rc;
 
+    if (r->npools && r->last_dev == dev) {
+        *pool = r->last_pool;
+        return 0;
+    }
     for (size_t i = 0; i < r->npools; i++)
         if (r->pools[i] == dev) {
-            *pool = (uint32_t)i;
+            r->last_dev = dev;
+            *pool = r->last_pool = (uint32_t)i;
             return 0;
         }
     if (r->npools == r->pools_cap) {
@@ -237,7 +244,8 @@ static int pool_of(struct zc_replay *r, uint32_t dev, uint32_t *pool)
     if (rc)
         return rc;
     r->pools[r->npools] = dev;
-    *pool = (uint32_t)r->npools++;
+    r->last_dev = dev;
+    *pool = r->last_pool = (uint32_t)r->npools++;
     return 0;
 }
 
@@ -248,12 +256,30 @@ static int page_op(struct zc_replay *r, zc_op_kind kind, uint32_t dev,
     zc_op op;
     int rc;
 
+    if (!r->zc && !r->ops) {
+        /* Nothing to drive: count as the player would, without ops. */
+        zc_replay_stats *st = zc__player_stats(r->player);
+        if (kind == ZC_OP_GET) {
+            zc__count_read_miss(st);
+            st->disk_reads++;
+        } else if (kind == ZC_OP_PUT) {
+            zc__count_eviction(st);
+        } else {
+            zc__count_invalidate(st, flags);
+        }
+        return 0;
+    }
     op.kind = kind;
     rc = pool_of(r, dev, &op.pool);
     if (rc)
         return rc;
     op.flags = flags;
-    op.key = zc_filekey_from_ino(dev);
+    /* zc_filekey_from_ino(dev), without the call */
+    {
+        uint64_t ino = dev;
+        memset(&op.key, 0, sizeof(op.key));
+        memcpy(op.key.fh, &ino, sizeof(ino));
+    }
     op.index = page;
     op.page = NULL;
     op.content = 0;
@@ -271,6 +297,10 @@ static int page_cache_hit(struct zc_replay *r)
 {
     zc_op op;
 
+    if (!r->zc && !r->ops) {
+        zc__count_pc_hits(zc__player_stats(r->player), 1);
+        return 0;
+    }
     op.kind = ZC_OP_PC_HITS;
     op.count = 1;
     return emit(r, &op);

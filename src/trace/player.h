@@ -1,0 +1,51 @@
+/*
+ * trace/player.h - how ops count, shared by the player and by the
+ * page-cache model's fast path when there is neither a zcache nor a
+ * writer (then the model counts without making ops at all).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef ZC_TRACE_PLAYER_H
+#define ZC_TRACE_PLAYER_H
+
+#include "zcache_trace.h"
+
+/* n read hits in the page cache */
+static inline void zc__count_pc_hits(zc_replay_stats *st, uint64_t n)
+{
+    st->accesses += n;
+    st->reads += n;
+    st->pc_hits += n;
+    st->resident_hits += n;
+}
+
+/* a read miss (then the zcache or the disk serves it) */
+static inline void zc__count_read_miss(zc_replay_stats *st)
+{
+    st->accesses++;
+    st->reads++;
+}
+
+/* an invalidate_page, which the page-cache model makes for writes */
+static inline void zc__count_invalidate(zc_replay_stats *st, uint32_t flags)
+{
+    if (flags & (ZC_OP_WRITE_MISS | ZC_OP_WRITE_HIT)) {
+        st->accesses++;
+        st->writes++;
+    }
+    if (flags & ZC_OP_WRITE_HIT) {
+        st->pc_hits++;
+        st->resident_hits++;
+    }
+}
+
+/* a page-cache eviction (a put) */
+static inline void zc__count_eviction(zc_replay_stats *st)
+{
+    st->pc_evictions++;
+}
+
+/* The player's counters, to count into. */
+zc_replay_stats *zc__player_stats(zc_player *p);
+
+#endif
