@@ -358,6 +358,10 @@ static void filemap(bool add, const char *d, const char *comm, uint32_t pid)
             const struct extent *e;
             op.kind = ZC_OP_PUT;
             op.page = page;
+            if (!ops) {
+                n.puts++;
+                continue;
+            }
             if (meta) {
                 read_image(op.index * PAGE);
             } else if ((e = find_extent(ino, op.index)) != NULL) {
