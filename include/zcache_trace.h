@@ -316,6 +316,35 @@ ZC_API int zc_replay_stats_get(const zc_replay *r, zc_replay_stats *out);
 /** Destroy; NULL is fine. */
 ZC_API void zc_replay_destroy(zc_replay *r);
 
+/* ------------------------------------------------------------------------
+ * The LRU miss-ratio curve of the page-cache tier, in one pass
+ * ------------------------------------------------------------------------ */
+
+typedef struct zc_mrc zc_mrc;
+
+/** An exact LRU hit curve: feed page accesses once, then ask the hits of
+ *  any page-cache size (an LRU of C pages hits the accesses whose stack
+ *  distance is below C; reads and writes both count, as in the replay).
+ *  Memory is O(distinct pages); an access costs O(log distinct pages).
+ *  Returns 0; -ZC_EINVAL; -ZC_ENOMEM. */
+ZC_API int zc_mrc_create(zc_mrc **out);
+
+/** One access of page `page` of device `dev`.  0; -ZC_EINVAL; -ZC_ENOMEM. */
+ZC_API int zc_mrc_access(zc_mrc *m, uint32_t dev, uint64_t page);
+
+/** A request, split into pages as the replay does.  0; -ZC_EINVAL;
+ *  -ZC_ENOMEM. */
+ZC_API int zc_mrc_request(zc_mrc *m, const zc_request *req, size_t page_size);
+
+/** Hits of an LRU page cache of `pages` pages over the accesses so far. */
+ZC_API uint64_t zc_mrc_hits(const zc_mrc *m, uint64_t pages);
+
+ZC_API uint64_t zc_mrc_accesses(const zc_mrc *m);
+ZC_API uint64_t zc_mrc_distinct(const zc_mrc *m);
+
+/** Destroy; NULL is fine. */
+ZC_API void zc_mrc_destroy(zc_mrc *m);
+
 #ifdef __cplusplus
 }
 #endif

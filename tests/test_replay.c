@@ -285,6 +285,78 @@ static void test_real_traces_reproduce_reference_lru_hits(void **state)
     }
 }
 
+/* The one-pass curve against the naive LRU, at capacities around the
+ * working set, over enough accesses to renumber its window many times. */
+static void test_mrc_equals_a_naive_lru_at_every_size(void **state)
+{
+    static const uint64_t caps[] = {1, 2, 3, 7, 64, 100, 333, 1000, 4000};
+    struct naive l[sizeof(caps) / sizeof(*caps)];
+    zc_mrc *m;
+    zt_rng g;
+    (void)state;
+
+    for (size_t c = 0; c < sizeof(caps) / sizeof(*caps); c++) {
+        l[c].keys = calloc(caps[c] + 1, 8);
+        l[c].n = 0;
+        l[c].cap = caps[c];
+        l[c].hits = 0;
+    }
+    assert_int_equal(zc_mrc_create(&m), 0);
+    zt_rng_seed(&g, 4242);
+    for (int i = 0; i < 20000; i++) {
+        zc_request q;
+        make_request(&g, &q);
+        assert_int_equal(zc_mrc_request(m, &q, 4096), 0);
+        for (uint64_t p = q.offset / 4096;
+             p <= (q.offset + q.length - 1) / 4096; p++)
+            for (size_t c = 0; c < sizeof(caps) / sizeof(*caps); c++)
+                naive_access(&l[c], key_of(q.dev, p));
+    }
+    for (size_t c = 0; c < sizeof(caps) / sizeof(*caps); c++) {
+        assert_int_equal(zc_mrc_hits(m, caps[c]), l[c].hits);
+        free(l[c].keys);
+    }
+    assert_int_equal(zc_mrc_hits(m, 0), 0);
+    assert_true(zc_mrc_hits(m, UINT64_MAX) ==
+                zc_mrc_accesses(m) - zc_mrc_distinct(m));
+    zc_mrc_destroy(m);
+}
+
+static void test_mrc_reproduces_reference_lru_hits(void **state)
+{
+    char path[1024];
+
+    (void)state;
+    if (shared_path(refs[0].file, path, sizeof(path))) {
+        print_message("SKIPPED: %s not found\n", path);
+        skip();
+    }
+    for (size_t i = 0; i < sizeof(refs) / sizeof(*refs); i++) {
+        const char *paths[1] = {path};
+        zc_trace *t;
+        zc_mrc *m;
+        zc_request q;
+        int rc;
+
+        assert_int_equal(shared_path(refs[i].file, path, sizeof(path)), 0);
+        assert_int_equal(zc_trace_open(paths, 1, NULL, &t, NULL, 0), 0);
+        assert_int_equal(zc_mrc_create(&m), 0);
+        while ((rc = zc_trace_next(t, &q)) == 1)
+            assert_int_equal(zc_mrc_request(m, &q, 4096), 0);
+        assert_int_equal(rc, 0);
+        assert_int_equal(zc_mrc_accesses(m), refs[i].accesses);
+        assert_int_equal(zc_mrc_distinct(m), refs[i].distinct);
+        for (int k = 0; k < 5; k++)
+            if (zc_mrc_hits(m, refs[i].cap[k]) != refs[i].hits[k])
+                fail_msg("%s at %llu pages: curve %llu hits, reference %llu",
+                         refs[i].file, (unsigned long long)refs[i].cap[k],
+                         (unsigned long long)zc_mrc_hits(m, refs[i].cap[k]),
+                         (unsigned long long)refs[i].hits[k]);
+        zc_mrc_destroy(m);
+        zc_trace_close(t);
+    }
+}
+
 static void test_real_traces_raw_cross_check(void **state)
 {
     char path[1024];
@@ -329,6 +401,8 @@ int main(void)
         cmocka_unit_test(test_gets_return_the_latest_version),
         cmocka_unit_test(test_real_traces_reproduce_reference_lru_hits),
         cmocka_unit_test(test_real_traces_raw_cross_check),
+        cmocka_unit_test(test_mrc_equals_a_naive_lru_at_every_size),
+        cmocka_unit_test(test_mrc_reproduces_reference_lru_hits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
