@@ -192,7 +192,8 @@ typedef struct zc_ops_writer_options {
     int level;        /* block compression: 0 or 1 LZO1X-1 (the default),
                          9 LZO1X-999 (slow to write, smaller; same reader),
                          -1 none (blocks stored as they are) */
-    uint32_t window;  /* distinct contents a reader keeps: 0 = 16384 */
+    uint32_t window;  /* distinct contents a reader keeps: 0 = 16384;
+                         window * page_size at most 1 GiB */
     const char *meta; /* extra header fields, "key=value\n..." or NULL */
 } zc_ops_writer_options;
 
@@ -246,7 +247,8 @@ ZC_API int zc_ops_next(zc_ops_reader *r, zc_op *op);
  *  or "". */
 ZC_API const char *zc_ops_error(const zc_ops_reader *r);
 
-/** A header field's value, or NULL.  "page_size" is always there. */
+/** A header field's value, or NULL; valid until zc_ops_close().
+ *  "page_size" is always there. */
 ZC_API const char *zc_ops_meta(const zc_ops_reader *r, const char *key);
 
 ZC_API size_t zc_ops_page_size(const zc_ops_reader *r);
@@ -307,8 +309,9 @@ ZC_API int zc_replay_request(zc_replay *r, const zc_request *req);
 ZC_API void zc_replay_verify(zc_replay *r, bool on);
 
 /** Save the op stream the replay makes (the same whatever zcache is
- *  behind it) to w, which needs a content source; NULL stops.  Not owned:
- *  close w after the last request.  Returns 0; -ZC_EINVAL. */
+ *  behind it) to w, which needs a content source.  Call it before the
+ *  first request (a stream must hold its init ops).  Not owned: close w
+ *  after the last request.  Returns 0; -ZC_EINVAL. */
 ZC_API int zc_replay_save_ops(zc_replay *r, zc_ops_writer *w);
 
 ZC_API int zc_replay_stats_get(const zc_replay *r, zc_replay_stats *out);

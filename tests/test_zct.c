@@ -781,6 +781,49 @@ static void test_writer_rejects_bad_ops(void **state)
                      0);
     assert_int_equal(zc_ops_write(w, &get), -ZC_EINVAL); /* pool 1 unknown */
     assert_int_equal(zc_ops_writer_close(w, NULL, 0), -ZC_EINVAL);
+
+    /* Flags a reader would refuse, or read back as something else. */
+    for (uint32_t flags = 3; flags <= 4; flags++) {
+        zc_op inv = {.kind = ZC_OP_INVALIDATE_PAGE, .flags = flags};
+        assert_int_equal(
+            zc_ops_writer_open(path_of("w.zct"), NULL, &w, NULL, 0), 0);
+        assert_int_equal(zc_ops_write(w, &init), 0);
+        assert_int_equal(zc_ops_write(w, &inv), -ZC_EINVAL);
+        assert_int_equal(zc_ops_writer_close(w, NULL, 0), -ZC_EINVAL);
+    }
+    /* The writer's own header fields cannot be given again. */
+    {
+        zc_ops_writer_options o = {.meta = "source=x\nwindow=1\n"};
+        assert_int_equal(
+            zc_ops_writer_open(path_of("w.zct"), &o, &w, err, sizeof(err)),
+            -ZC_EINVAL);
+        assert_non_null(strstr(err, "window"));
+    }
+}
+
+static void test_header_fields_survive_both_forms(void **state)
+{
+    static const char meta[] = "source=/a path/with  blanks\nempty=\nn=3\n";
+    (void)state;
+
+    for (int text = 0; text < 2; text++) {
+        zc_ops_writer_options o = {.text = text, .meta = meta};
+        const char *p = path_of(text ? "m.txt" : "m.zct");
+        zc_ops_writer *w;
+        zc_ops_reader *r;
+        zc_op op;
+
+        assert_int_equal(zc_ops_writer_open(p, &o, &w, NULL, 0), 0);
+        assert_int_equal(zc_ops_writer_close(w, NULL, 0), 0);
+        assert_int_equal(zc_ops_open(p, &r, NULL, 0), 0);
+        assert_string_equal(zc_ops_meta(r, "source"), "/a path/with  blanks");
+        assert_string_equal(zc_ops_meta(r, "empty"), "");
+        assert_string_equal(zc_ops_meta(r, "n"), "3");
+        assert_string_equal(zc_ops_meta(r, "page_size"), "4096");
+        assert_null(zc_ops_meta(r, "absent"));
+        assert_int_equal(zc_ops_next(r, &op), 0);
+        zc_ops_close(r);
+    }
 }
 
 int main(void)
@@ -798,6 +841,7 @@ int main(void)
         cmocka_unit_test(test_player_verification_catches_foreign_data),
         cmocka_unit_test(test_a_saved_stream_replays_to_the_same_numbers),
         cmocka_unit_test(test_writer_rejects_bad_ops),
+        cmocka_unit_test(test_header_fields_survive_both_forms),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

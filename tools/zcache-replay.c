@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -215,6 +216,20 @@ static void parse_args(int argc, char **argv, struct opts *o)
     }
     if (!o->ntraces)
         die_usage("%s", "no trace given");
+    if (o->save_ops && strcmp(o->save_ops, "-") == 0)
+        die_usage("--save-ops %s: the results go to standard output; give a "
+                  "file",
+                  o->save_ops);
+    if (o->save_ops) {
+        /* Writing over a trace being read would destroy it. */
+        struct stat so, st;
+        if (stat(o->save_ops, &so) == 0)
+            for (size_t i = 0; i < o->ntraces; i++)
+                if (stat(o->traces[i], &st) == 0 && st.st_dev == so.st_dev &&
+                    st.st_ino == so.st_ino)
+                    die_usage("--save-ops %s: that is a trace being read",
+                              o->save_ops);
+    }
     if (parse_pages(o->page_cache, o->page_size, &o->pc_pages) ||
         o->pc_pages >= 0xFFFFFFFFu)
         die_usage("--page-cache %s: want pages (e.g. 10000) or bytes with "
@@ -241,19 +256,21 @@ static double ratio(uint64_t a, uint64_t b)
     X(requests)                                                                \
     X(accesses)                                                                \
     X(reads)                                                                   \
-    X(writes) X(pc_hits) X(zc_gets) X(zc_hits) X(disk_reads) X(zc_puts)        \
-        X(zc_stored) X(resident_hits) X(pc_evictions) X(zc_wrong)
+    X(writes)                                                                  \
+    X(pc_hits) X(zc_gets) X(zc_hits) X(disk_reads) X(zc_puts) X(zc_stored)     \
+        X(resident_hits) X(pc_evictions) X(zc_wrong)
 
 #define ZC_FIELDS(X)                                                           \
     X(puts)                                                                    \
     X(stored_puts)                                                             \
     X(succ_gets)                                                               \
-    X(failed_gets) X(invalidates) X(evictions) X(replaced) X(exclusive_drops)  \
-        X(stored_pages) X(same_filled_pages) X(raw_pages) X(orig_data_size)    \
-            X(compr_data_size) X(mem_used_total) X(arena_bytes) X(meta_bytes)  \
-                X(work_bytes) X(reject_compress_poor) X(reject_nospace)        \
-                    X(reject_race) X(compress_ns) X(compress_ns_rejected)      \
-                        X(decompress_ns) X(compactions) X(pools) X(objects)
+    X(failed_gets)                                                             \
+    X(invalidates) X(evictions) X(replaced) X(exclusive_drops) X(stored_pages) \
+        X(same_filled_pages) X(raw_pages) X(orig_data_size) X(compr_data_size) \
+            X(mem_used_total) X(arena_bytes) X(meta_bytes) X(work_bytes)       \
+                X(reject_compress_poor) X(reject_nospace) X(reject_race)       \
+                    X(compress_ns) X(compress_ns_rejected) X(decompress_ns)    \
+                        X(compactions) X(pools) X(objects)
 
 static void json_string(const char *s)
 {
@@ -459,6 +476,8 @@ static zc_ops_writer *open_ops_writer(const struct opts *o, const char *format,
     wo.window = (uint32_t)(o->pc_pages < 6144     ? 16384
                            : o->pc_pages < 129024 ? 2 * o->pc_pages + 4096
                                                   : 262144);
+    if ((uint64_t)wo.window * o->page_size > (1ull << 30))
+        wo.window = (uint32_t)((1ull << 30) / o->page_size); /* 1 GiB */
     wo.meta = meta;
     if (zc_ops_writer_open(o->save_ops, &wo, &w, err, sizeof(err))) {
         fprintf(stderr, NAME ": --save-ops: %s\n", err);
@@ -560,7 +579,12 @@ static int run_ops(struct opts *o, zc_replay_stats *rs, zc_stats *zs,
     if (v)
         o->pc_pages = strtoull(v, NULL, 10);
     v = zc_ops_meta(in, "content");
-    o->content = v ? v : "(in the stream)";
+    /* A copy: the reader's fields go with it, and the report comes later. */
+    o->content = strdup(v ? v : "(in the stream)");
+    if (!o->content) {
+        fprintf(stderr, NAME ": out of memory\n");
+        return 1;
+    }
     zc = open_zcache(o);
     v = zc_ops_meta(in, "source");
     w = open_ops_writer(
@@ -576,12 +600,14 @@ static int run_ops(struct opts *o, zc_replay_stats *rs, zc_stats *zs,
     for (uint64_t n = 1; (rc = zc_ops_next(in, &op)) == 1; n++) {
         if (w && zc_ops_write(w, &op)) {
             fprintf(stderr, NAME ": --save-ops: %s\n", zc_ops_writer_error(w));
+            abandon_ops(o);
             return 1;
         }
         rc = zc_player_op(p, &op);
         if (rc) {
             fprintf(stderr, NAME ": %s: op %" PRIu64 ": %s\n", o->traces[0], n,
                     zc_strerror(rc));
+            abandon_ops(o);
             return rc == -ZC_EINVAL ? 2 : 1;
         }
         if (o->progress) {
@@ -669,6 +695,7 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
                         zc_ops_writer_error(w));
             else
                 fprintf(stderr, NAME ": replay failed: %s\n", zc_strerror(rc));
+            abandon_ops(o);
             return 1;
         }
         if (o->progress) {

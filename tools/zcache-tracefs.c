@@ -92,17 +92,35 @@ static bool have_t0, pool_init[2];
 static uint64_t lineno;
 static unsigned char page[PAGE];
 
+/* Outputs being written: removed on failure, so that nothing partial
+ * looks complete. */
+static void remove_outputs(void)
+{
+    if (o.blkparse)
+        remove(o.blkparse);
+    if (o.kops)
+        remove(o.kops);
+    if (o.inodes)
+        remove(o.inodes);
+}
+
+static bool writing;
+
 static void die(int status, const char *fmt, const char *a, const char *b)
 {
     fprintf(stderr, NAME ": ");
     fprintf(stderr, fmt, a, b);
     fputc('\n', stderr);
+    if (writing)
+        remove_outputs();
     exit(status);
 }
 
 static void bad(const char *what)
 {
     fprintf(stderr, NAME ": %s:%" PRIu64 ": %s\n", o.in, lineno, what);
+    if (writing)
+        remove_outputs();
     exit(2);
 }
 
@@ -406,6 +424,9 @@ static void bio(const char *d, unsigned cpu, uint32_t pid, uint64_t t_ns)
         t0_ns = t_ns;
         have_t0 = true;
     }
+    if (t_ns < t0_ns)
+        bad("an event older than the first one (clocks of the CPUs "
+            "disagree: record with trace_clock mono)");
     rel = t_ns - t0_ns;
     fprintf(bp,
             "%3u,%-3u %2u %8" PRIu64 " %5" PRIu64 ".%09" PRIu64
@@ -526,6 +547,7 @@ int main(int argc, char **argv)
         load_extents();
     if (o.image && (image_fd = open(o.image, O_RDONLY)) < 0)
         die(2, "%s: %s", o.image, strerror(errno));
+    writing = true;
     if (o.blkparse) {
         bp = fopen(o.blkparse, "w");
         if (!bp)

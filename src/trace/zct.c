@@ -224,10 +224,11 @@ static int binary_header(struct zc_ops_reader *r, const uint8_t *magic)
             break;
         }
         *eq = '\0';
-        if ((!strcmp(line, "page_size") && parse_u64(eq + 1, &ps)) ||
-            (!strcmp(line, "window") && parse_u64(eq + 1, &win)))
+        if ((!strcmp(line, "page_size") && (ps || parse_u64(eq + 1, &ps))) ||
+            (!strcmp(line, "window") && (win || parse_u64(eq + 1, &win))))
             rc = zc__ops_fail(r, -ZC_EFORMAT,
-                              "offset 16: header field %.64s: not a number",
+                              "offset 16: header field %.64s: not a number, "
+                              "or given twice",
                               line);
         else if (zc__ops_meta_add(r, line, eq + 1))
             rc = zc__ops_fail(r, -ZC_ENOMEM, "out of memory");
@@ -245,6 +246,12 @@ static int binary_header(struct zc_ops_reader *r, const uint8_t *magic)
                             "offset 16: window %" PRIu64
                             " missing or out of range (1..%d)",
                             win, ZCT_WINDOW_MAX);
+    if (win * ps > (1ull << 30))
+        return zc__ops_fail(r, -ZC_EFORMAT,
+                            "offset 16: a window of %" PRIu64
+                            " pages of %" PRIu64
+                            " bytes is more than the 1 GiB a reader keeps",
+                            win, ps);
     r->page_size = (size_t)ps;
     r->window = (uint32_t)win;
     r->blk = malloc(ZCT_BLOCK_MAX);
@@ -503,8 +510,7 @@ static int binary_next(struct zc_ops_reader *r, zc_op *op)
             if (!rc)
                 rc = varint(r, &op->index);
             if (!rc && code == ZCT_INVALIDATE_PAGE)
-                rc = varint32(r, &op->flags, ZC_OP_WRITE_MISS | ZC_OP_WRITE_HIT,
-                              "flags");
+                rc = varint32(r, &op->flags, ZC_OP_WRITE_HIT, "flags");
             if (!rc && code == ZCT_PUT) {
                 rc = varint(r, &ref);
                 if (!rc && (ref >= r->ncontents || ref >= r->window))

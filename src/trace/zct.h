@@ -55,7 +55,7 @@ enum {
     ZCT_WINDOW_MAX = 1 << 20,
     ZCT_POOL_MAX = 1 << 20, /* stream pool numbers are below this */
     ZCT_ERR = 512,
-    ZCT_TEXT_TOKENS = 8,
+    ZCT_TEXT_TOKENS = 64,
 };
 
 enum {

@@ -85,7 +85,9 @@ static int number(struct zc_ops_reader *r, const char *s, uint64_t max,
     if (*s < '0' || *s > '9')
         return fail(r, "not a number:", s);
     errno = 0;
-    *v = strtoull(s, &end, 0);
+    /* Decimal, or hex with 0x: never octal. */
+    *v = strtoull(s, &end,
+                  s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10);
     if (errno || *end)
         return fail(r, errno ? "number out of range:" : "not a number:", s);
     if (*v > max)
@@ -299,8 +301,13 @@ int zc__ops_text_open(struct zc_ops_reader *r)
             }
             break;
         }
-        if (ntok != 3)
+        if (ntok < 2)
             return fail(r, "meta takes a key and a value", NULL);
+        /* The value is the rest of the line: undo the tokenising. */
+        for (int i = 3; i < ntok; i++)
+            tok[i - 1][strlen(tok[i - 1])] = ' ';
+        if (ntok == 2)
+            tok[2] = "";
         if (!strcmp(tok[1], "page_size")) {
             if (number(r, tok[2], 65536, &ps))
                 return r->rc;

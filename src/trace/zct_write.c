@@ -416,9 +416,13 @@ static int flush_hits(struct zc_ops_writer *w)
 
 /* ---- header ------------------------------------------------------------- */
 
-/* Checks extra fields: lines of key=value, keys without blanks. */
+/* Checks extra fields: lines of key=value, keys without blanks, and none
+ * of the keys the writer sets itself. */
 static int check_meta(struct zc_ops_writer *w, const char *meta)
 {
+    static const char *const own[] = {"page_size", "window", "created_by",
+                                      "block_codec"};
+
     for (const char *p = meta; *p;) {
         const char *nl = strchr(p, '\n'), *eq = strchr(p, '=');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
@@ -426,6 +430,11 @@ static int check_meta(struct zc_ops_writer *w, const char *meta)
                     strcspn(p, " \t") < (size_t)(eq - p)))
             return wfail(w, -ZC_EINVAL, "header field '%.*s' is not key=value",
                          (int)len, p);
+        for (size_t i = 0; len && i < sizeof(own) / sizeof(*own); i++)
+            if ((size_t)(eq - p) == strlen(own[i]) &&
+                !strncmp(p, own[i], strlen(own[i])))
+                return wfail(w, -ZC_EINVAL,
+                             "header field %s is the writer's own", own[i]);
         p += len + (nl != NULL);
     }
     return 0;
@@ -449,16 +458,12 @@ static int header(struct zc_ops_writer *w, const char *meta)
         int bad = fputs(ZCT_TEXT_MAGIC "\n", w->f) < 0;
         bad |= fprintf(w->f, "meta page_size %zu\n", w->page_size) < 0;
         bad |=
-            fprintf(w->f, "meta created_by libzcache-%s\n", zc_version()) < 0;
+            fprintf(w->f, "meta created_by libzcache %s\n", zc_version()) < 0;
         for (const char *p = meta; p && *p;) {
             size_t len = strcspn(p, "\n"), k = strcspn(p, "=");
-            if (len) {
-                bad |= fprintf(w->f, "meta %.*s ", (int)k, p) < 0;
-                for (size_t i = k + 1; i < len; i++)
-                    bad |= fputc(p[i] == ' ' || p[i] == '\t' ? '_' : p[i],
-                                 w->f) == EOF;
-                bad |= fputc('\n', w->f) == EOF;
-            }
+            if (len) /* "meta KEY VALUE...": the rest of the line */
+                bad |= fprintf(w->f, "meta %.*s %.*s\n", (int)k, p,
+                               (int)(len - k - 1), p + k + 1) < 0;
             p += len + (p[len] == '\n');
         }
         return bad ? wfail(w, -ZC_EIO, "write error: %s", strerror(errno)) : 0;
@@ -507,6 +512,7 @@ int zc_ops_writer_open(const char *path, const zc_ops_writer_options *opt,
         o.window = ZCT_WINDOW_DEFAULT;
     if (o.page_size < 512 || o.page_size > 65536 ||
         (o.page_size & (o.page_size - 1)) || o.window > ZCT_WINDOW_MAX ||
+        (uint64_t)o.window * o.page_size > (1ull << 30) ||
         (o.level != -1 && o.level != 0 && o.level != 1 && o.level != 9)) {
         if (err && errlen)
             snprintf(err, errlen,
@@ -585,6 +591,14 @@ int zc_ops_write(zc_ops_writer *w, const zc_op *op)
                      op->pool);
     if (op->kind == ZC_OP_PUT && !op->page)
         return wfail(w, -ZC_EINVAL, "put without a page");
+    if (op->kind == ZC_OP_INVALIDATE_PAGE &&
+        op->flags & ~(ZC_OP_WRITE_MISS | ZC_OP_WRITE_HIT))
+        return wfail(w, -ZC_EINVAL, "invalidate_page flags %" PRIu32 " unknown",
+                     op->flags);
+    if (op->kind == ZC_OP_INVALIDATE_PAGE &&
+        op->flags == (ZC_OP_WRITE_MISS | ZC_OP_WRITE_HIT))
+        return wfail(w, -ZC_EINVAL,
+                     "invalidate_page cannot be a write hit and a miss");
     if (flush_hits(w) || emit(w, op))
         return w->rc;
     if (init)
