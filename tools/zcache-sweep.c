@@ -1,0 +1,546 @@
+/*
+ * zcache-sweep - one trace, many configurations, one table.
+ *
+ *   zcache-sweep [OPTIONS] TRACE...
+ *
+ * The cross product of --page-cache sizes, --capacity values and every
+ * --set KEY=V1,V2,... is run; or, with --memory M --share S1,S2,..., a
+ * fixed memory M is split: the zcache gets S% of it (its capacity) and
+ * the page cache the rest, S = 0 being the baseline without a zcache.
+ *
+ * Work is done once where it can be: the op stream of each page-cache size
+ * is derived once (DESIGN.md: it does not depend on the zcache) and saved
+ * to a temporary .zct, then every configuration plays it in a worker
+ * thread of its own (--jobs, default: the cores).  So each row is exactly
+ * what `zcache-replay --page-cache P --zcache SPEC` gives for the same
+ * trace (tests/sweep_matches_replay.sh checks it).  The page-cache hits of
+ * every size also come from one pass of the exact LRU curve (zc_mrc) and
+ * are checked against the replays.
+ *
+ * A .zct given as the trace is played as it is (its page cache is fixed).
+ * Output: an aligned table (the memory-split mode marks the share with the
+ * fewest disk reads), or CSV / JSON with every field named.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "zcache.h"
+#include "zcache_trace.h"
+
+#define NAME "zcache-sweep"
+#define MAX_LIST 64
+#define MAX_SETS 8
+
+struct job {
+    uint64_t pc_pages;
+    const char *ops;    /* the stream to play */
+    char spec[512];     /* the zcache spec; "" = off */
+    double share;       /* memory-split mode: the zcache's share, % */
+    zc_replay_stats st; /* results */
+    zc_stats zs;
+    bool have_zs;
+    int rc;
+    char err[1024];
+};
+
+static struct {
+    const char *format, *content, *output, *zbase, *memory;
+    size_t page_size;
+    char *pc_list, *cap_list, *share_list;
+    char *set_key[MAX_SETS], *set_vals[MAX_SETS];
+    int nsets, jobs;
+    const char **traces;
+    size_t ntraces;
+} o = {.content = "synth", .output = "text", .zbase = "", .page_size = 4096};
+
+static struct job *jobs;
+static size_t njobs, next_job;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void die(int status, const char *fmt, const char *a)
+{
+    fprintf(stderr, NAME ": ");
+    fprintf(stderr, fmt, a);
+    fputc('\n', stderr);
+    exit(status);
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: " NAME " [OPTIONS] TRACE...\n"
+               "\n"
+               "  --page-cache LIST   page-cache sizes (pages, or bytes with "
+               "K/M/G), e.g. 1024,4096\n"
+               "  --capacity LIST     zcache capacities, e.g. 0,1M,4M (0: no "
+               "zcache)\n"
+               "  --zcache SPEC       the other zcache settings, e.g. "
+               "compressor=lzo\n"
+               "  --set KEY=V1,V2     vary any zc_config key (repeatable: "
+               "the cross product)\n"
+               "  --memory M --share S1,S2,...\n"
+               "                      split M: the zcache gets S%% of it, the "
+               "page cache the rest\n"
+               "  --format, --page-size, --content   as zcache-replay\n"
+               "  --jobs N            worker threads (default: the cores)\n"
+               "  --output FORMAT     text (default), csv or json\n");
+}
+
+static uint64_t size_arg(const char *s, bool pages, const char *what)
+{
+    uint64_t v;
+    int rc = zc_parse_size(s, &v);
+
+    if (rc < 0)
+        die(2, "%s: want a number, or bytes with K/M/G", what);
+    return pages && rc == 1 ? v / o.page_size : v;
+}
+
+static size_t split(char *list, char **out)
+{
+    size_t n = 0;
+
+    for (char *p = strtok(list, ","); p; p = strtok(NULL, ",")) {
+        if (n == MAX_LIST)
+            die(2, "more than %s values in a list", "64");
+        out[n++] = p;
+    }
+    return n;
+}
+
+static void parse_args(int argc, char **argv)
+{
+    o.traces = calloc((size_t)argc, sizeof(*o.traces));
+    o.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help")) {
+            usage(stdout);
+            exit(0);
+        }
+        if (strncmp(a, "--", 2)) {
+            o.traces[o.ntraces++] = a;
+            continue;
+        }
+        if (!v)
+            die(2, "option %s needs a value", a);
+        i++;
+        if (!strcmp(a, "--page-cache"))
+            o.pc_list = v;
+        else if (!strcmp(a, "--capacity"))
+            o.cap_list = v;
+        else if (!strcmp(a, "--zcache"))
+            o.zbase = v;
+        else if (!strcmp(a, "--memory"))
+            o.memory = v;
+        else if (!strcmp(a, "--share"))
+            o.share_list = v;
+        else if (!strcmp(a, "--format"))
+            o.format = v;
+        else if (!strcmp(a, "--content"))
+            o.content = v;
+        else if (!strcmp(a, "--output"))
+            o.output = v;
+        else if (!strcmp(a, "--jobs"))
+            o.jobs = atoi(v);
+        else if (!strcmp(a, "--page-size"))
+            o.page_size = (size_t)size_arg(v, false, "--page-size");
+        else if (!strcmp(a, "--set")) {
+            char *eq = strchr(v, '=');
+            if (!eq || o.nsets == MAX_SETS)
+                die(2, "--set %s: want KEY=V1,V2,... (at most 8)", v);
+            *eq = '\0';
+            o.set_key[o.nsets] = v;
+            o.set_vals[o.nsets++] = eq + 1;
+        } else
+            die(2, "unknown option '%s'", a);
+    }
+    if (!o.ntraces)
+        die(2, "%s", "no trace given");
+    if (strcmp(o.output, "text") && strcmp(o.output, "csv") &&
+        strcmp(o.output, "json"))
+        die(2, "--output %s: want text, csv or json", o.output);
+    if (o.jobs < 1)
+        o.jobs = 1;
+    if (!!o.memory != !!o.share_list)
+        die(2, "%s", "--memory and --share go together");
+    if (o.memory && (o.pc_list || o.cap_list))
+        die(2, "%s", "--memory splits memory: no --page-cache or --capacity");
+}
+
+/* ---- deriving the op stream of a page-cache size ------------------------ */
+
+static const char *tmpdir(void)
+{
+    const char *t = getenv("TMPDIR");
+    return t && *t ? t : "/tmp";
+}
+
+static char *derive(uint64_t pc_pages, zc_mrc *mrc)
+{
+    zc_trace_options to = {.format = o.format, .page_size = o.page_size};
+    zc_ops_writer_options wo = {.page_size = o.page_size, .level = -1};
+    zc_content *content;
+    zc_ops_writer *w;
+    zc_replay *r;
+    zc_trace *t;
+    zc_request q;
+    char err[512], *path = malloc(512);
+    int rc;
+
+    snprintf(path, 512, "%s/zcache-sweep.%d.%" PRIu64 ".zct", tmpdir(),
+             (int)getpid(), pc_pages);
+    if (zc_content_open(o.content, o.page_size, &content, err, sizeof(err)))
+        die(2, "--content: %s", err);
+    if (zc_trace_open(o.traces, o.ntraces, &to, &t, err, sizeof(err)))
+        die(2, "%s", err);
+    if (zc_ops_writer_open(path, &wo, &w, err, sizeof(err)))
+        die(1, "%s", err);
+    if (zc_replay_create(pc_pages, o.page_size, NULL, content, &r) ||
+        zc_replay_save_ops(r, w))
+        die(1, "%s", "cannot set up the page-cache model");
+    while ((rc = zc_trace_next(t, &q)) == 1) {
+        if (zc_replay_request(r, &q))
+            die(1, "%s", "replay failed");
+        if (mrc && zc_mrc_request(mrc, &q, o.page_size))
+            die(1, "%s", "out of memory");
+    }
+    if (rc < 0) {
+        remove(path);
+        die(2, "%s", zc_trace_error(t));
+    }
+    if (zc_ops_writer_close(w, err, sizeof(err)))
+        die(1, "%s", err);
+    zc_replay_destroy(r);
+    zc_trace_close(t);
+    zc_content_close(content);
+    return path;
+}
+
+/* ---- playing ------------------------------------------------------------ */
+
+static void play(struct job *j)
+{
+    zc_config cfg = zc_config_default();
+    zc_cache *zc = NULL;
+    zc_ops_reader *in;
+    zc_player *p;
+    zc_op op;
+    int rc;
+
+    if (j->spec[0]) {
+        cfg.page_size = o.page_size;
+        if (zc_config_parse_error(&cfg, j->spec, j->err, sizeof(j->err))) {
+            j->rc = 2;
+            return;
+        }
+        if ((rc = zc_cache_create(&cfg, &zc))) {
+            snprintf(j->err, sizeof(j->err), "%.512s: %s", j->spec,
+                     zc_strerror(rc));
+            j->rc = 2;
+            return;
+        }
+    }
+    if (zc_ops_open(j->ops, &in, j->err, sizeof(j->err)) ||
+        zc_player_create(zc, &p)) {
+        j->rc = 2;
+        zc_cache_destroy(zc);
+        return;
+    }
+    while ((rc = zc_ops_next(in, &op)) == 1)
+        if ((rc = zc_player_op(p, &op))) {
+            snprintf(j->err, sizeof(j->err), "%s", zc_strerror(rc));
+            j->rc = 1;
+            break;
+        }
+    if (rc < 0 && !j->rc) {
+        snprintf(j->err, sizeof(j->err), "%s", zc_ops_error(in));
+        j->rc = 2;
+    }
+    zc_player_stats_get(p, &j->st);
+    if (zc) {
+        zc_stats_get(zc, &j->zs);
+        j->have_zs = true;
+    }
+    zc_player_destroy(p);
+    zc_ops_close(in);
+    zc_cache_destroy(zc);
+}
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        struct job *j;
+        pthread_mutex_lock(&lock);
+        j = next_job < njobs ? &jobs[next_job++] : NULL;
+        pthread_mutex_unlock(&lock);
+        if (!j)
+            return NULL;
+        play(j);
+    }
+}
+
+/* ---- the configurations ----------------------------------------------- */
+
+static void add_job(uint64_t pc, const char *ops, const char *cap,
+                    const int *pick, double share)
+{
+    struct job *j;
+    size_t n = 0;
+
+    jobs = realloc(jobs, (njobs + 1) * sizeof(*jobs));
+    if (!jobs)
+        die(1, "%s", "out of memory");
+    j = &jobs[njobs++];
+    memset(j, 0, sizeof(*j));
+    j->pc_pages = pc;
+    j->ops = ops;
+    j->share = share;
+    if (!cap)
+        return; /* no zcache */
+    n = (size_t)snprintf(j->spec, sizeof(j->spec), "%s%scapacity=%s", o.zbase,
+                         *o.zbase ? "," : "", cap);
+    for (int s = 0; s < o.nsets; s++) {
+        char vals[512], *v[MAX_LIST];
+        snprintf(vals, sizeof(vals), "%s", o.set_vals[s]);
+        split(vals, v);
+        n += (size_t)snprintf(j->spec + n, sizeof(j->spec) - n, ",%s=%s",
+                              o.set_key[s], v[pick[s]]);
+    }
+}
+
+/* Every combination of the --set values, for one (pc, capacity). */
+static void add_jobs(uint64_t pc, const char *ops, const char *cap,
+                     double share)
+{
+    int pick[MAX_SETS] = {0}, count[MAX_SETS];
+
+    for (int s = 0; s < o.nsets; s++) {
+        char vals[512], *v[MAX_LIST];
+        snprintf(vals, sizeof(vals), "%s", o.set_vals[s]);
+        count[s] = (int)split(vals, v);
+    }
+    if (!cap) {
+        add_job(pc, ops, NULL, pick, share);
+        return;
+    }
+    for (;;) {
+        int s;
+        add_job(pc, ops, cap, pick, share);
+        for (s = 0; s < o.nsets && ++pick[s] == count[s]; s++)
+            pick[s] = 0;
+        if (s == o.nsets)
+            return;
+    }
+}
+
+/* A capacity as given (checked), or NULL for 0: no zcache. */
+static const char *cap_of(const char *s)
+{
+    return size_arg(s, false, "--capacity") ? s : NULL;
+}
+
+/* ---- output ------------------------------------------------------------- */
+
+#define FIELDS(X)                                                              \
+    X(accesses)                                                                \
+    X(reads)                                                                   \
+    X(writes)                                                                  \
+    X(pc_hits) X(zc_gets) X(zc_hits) X(disk_reads) X(zc_puts) X(zc_stored)     \
+        X(resident_hits)
+
+static double pct(uint64_t a, uint64_t b)
+{
+    return b ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+static void output(const zc_mrc *mrc)
+{
+    size_t best = 0;
+
+    for (size_t i = 1; i < njobs; i++)
+        if (jobs[i].st.disk_reads < jobs[best].st.disk_reads)
+            best = i;
+    if (!strcmp(o.output, "csv")) {
+        printf("page_cache_pages,zcache_spec,share_percent");
+#define H(f) printf("," #f);
+        FIELDS(H)
+#undef H
+        printf(",mrc_pc_hits,zc.stored_pages,zc.mem_used_total,"
+               "zc.compr_data_size,zc.compress_ns,zc.compress_ns_rejected,"
+               "zc.decompress_ns\n");
+        for (size_t i = 0; i < njobs; i++) {
+            const struct job *j = &jobs[i];
+            printf("%" PRIu64 ",\"%s\",%.1f", j->pc_pages,
+                   j->spec[0] ? j->spec : "off", j->share);
+#define V(f) printf(",%" PRIu64, j->st.f);
+            FIELDS(V)
+#undef V
+            printf(",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                   ",%" PRIu64 ",%" PRIu64 "\n",
+                   mrc ? zc_mrc_hits(mrc, j->pc_pages) : 0, j->zs.stored_pages,
+                   j->zs.mem_used_total, j->zs.compr_data_size,
+                   j->zs.compress_ns, j->zs.compress_ns_rejected,
+                   j->zs.decompress_ns);
+        }
+        return;
+    }
+    if (!strcmp(o.output, "json")) {
+        printf("[");
+        for (size_t i = 0; i < njobs; i++) {
+            const struct job *j = &jobs[i];
+            printf("%s\n {\"page_cache_pages\":%" PRIu64
+                   ",\"zcache_spec\":\"%s\",\"share_percent\":%.1f",
+                   i ? "," : "", j->pc_pages, j->spec[0] ? j->spec : "off",
+                   j->share);
+#define J(f) printf(",\"" #f "\":%" PRIu64, j->st.f);
+            FIELDS(J)
+#undef J
+            printf(",\"mrc_pc_hits\":%" PRIu64 ",\"zcache\":",
+                   mrc ? zc_mrc_hits(mrc, j->pc_pages) : 0);
+            if (j->have_zs)
+                printf(
+                    "{\"stored_pages\":%" PRIu64 ",\"mem_used_total\":%" PRIu64
+                    ",\"compr_data_size\":%" PRIu64 ",\"compress_ns\":%" PRIu64
+                    ",\"compress_ns_rejected\":%" PRIu64
+                    ",\"decompress_ns\":%" PRIu64 "}}",
+                    j->zs.stored_pages, j->zs.mem_used_total,
+                    j->zs.compr_data_size, j->zs.compress_ns,
+                    j->zs.compress_ns_rejected, j->zs.decompress_ns);
+            else
+                printf("null}");
+        }
+        printf("\n]\n");
+        return;
+    }
+    printf("%-9s %-34s %9s %7s %9s %7s %9s %9s %7s\n",
+           o.memory ? "share" : "pc_pages", "zcache", "accesses", "pc_hit%",
+           "zc_gets", "zc_hit%", "disk_reads", "resident", "kept%");
+    for (size_t i = 0; i < njobs; i++) {
+        const struct job *j = &jobs[i];
+        char first[32];
+        if (o.memory)
+            snprintf(first, sizeof(first), "%.1f%%", j->share);
+        else
+            snprintf(first, sizeof(first), "%" PRIu64, j->pc_pages);
+        printf("%-9s %-34.34s %9" PRIu64 " %6.2f%% %9" PRIu64
+               " %6.2f%% %9" PRIu64 " %9" PRIu64 " %6.1f%%%s\n",
+               first, j->spec[0] ? j->spec : "off", j->st.accesses,
+               pct(j->st.pc_hits, j->st.accesses), j->st.zc_gets,
+               pct(j->st.zc_hits, j->st.zc_gets), j->st.disk_reads,
+               j->st.resident_hits, pct(j->st.zc_stored, j->st.zc_puts),
+               o.memory && i == best ? "  <- fewest disk reads" : "");
+    }
+}
+
+int main(int argc, char **argv)
+{
+    char *pcs[MAX_LIST], *caps[MAX_LIST], *shares[MAX_LIST],
+        *ops_paths[MAX_LIST];
+    size_t npc = 0, ncap = 0, nshare = 0, nops = 0;
+    pthread_t th[64];
+    zc_mrc *mrc = NULL;
+    bool is_ops = false;
+    int status = 0;
+
+    parse_args(argc, argv);
+    {
+        unsigned char head[16];
+        FILE *f = fopen(o.traces[0], "rb");
+        size_t got = f ? fread(head, 1, sizeof(head), f) : 0;
+        if (f)
+            fclose(f);
+        is_ops = zc_ops_sniff(head, got);
+    }
+    if (is_ops) {
+        zc_ops_reader *r;
+        char err[512];
+        if (o.memory || o.pc_list || o.ntraces != 1)
+            die(2,
+                "%s: an op stream has its page cache: only --capacity and "
+                "--set vary",
+                o.traces[0]);
+        if (zc_ops_open(o.traces[0], &r, err, sizeof(err)))
+            die(2, "%s", err);
+        o.page_size = zc_ops_page_size(r);
+        zc_ops_close(r);
+    } else if (zc_mrc_create(&mrc)) {
+        die(1, "%s", "out of memory");
+    }
+    if (o.share_list) {
+        uint64_t m = size_arg(o.memory, false, "--memory");
+        nshare = split(o.share_list, shares);
+        for (size_t i = 0; i < nshare; i++) {
+            double s = atof(shares[i]);
+            uint64_t cap =
+                (uint64_t)((double)m * s / 100.0) / o.page_size * o.page_size;
+            uint64_t pc = (m - cap) / o.page_size;
+            if (s < 0 || s > 100)
+                die(2, "--share %s: want a percentage", shares[i]);
+            char *capstr = malloc(32);
+            snprintf(capstr, 32, "%" PRIu64, cap);
+            ops_paths[nops] = derive(pc, nops ? NULL : mrc);
+            add_jobs(pc, ops_paths[nops++], cap ? capstr : NULL, s);
+        }
+    } else {
+        char one[] = "0";
+        npc = o.pc_list ? split(o.pc_list, pcs) : 0;
+        ncap = o.cap_list ? split(o.cap_list, caps) : 0;
+        if (!ncap) {
+            caps[0] = one;
+            ncap = 1;
+        }
+        if (is_ops) {
+            ops_paths[nops++] = (char *)o.traces[0];
+            for (size_t c = 0; c < ncap; c++)
+                add_jobs(0, o.traces[0], cap_of(caps[c]), 0);
+        } else {
+            if (!npc)
+                die(2, "%s", "--page-cache LIST is needed");
+            for (size_t p = 0; p < npc; p++) {
+                uint64_t pc = size_arg(pcs[p], true, "--page-cache");
+                ops_paths[nops] = derive(pc, p ? NULL : mrc);
+                for (size_t c = 0; c < ncap; c++)
+                    add_jobs(pc, ops_paths[nops], cap_of(caps[c]), 0);
+                nops++;
+            }
+        }
+    }
+    if (o.jobs > 64)
+        o.jobs = 64;
+    for (int t = 0; t < o.jobs; t++)
+        pthread_create(&th[t], NULL, worker, NULL);
+    for (int t = 0; t < o.jobs; t++)
+        pthread_join(th[t], NULL);
+    for (size_t i = 0; i < nops; i++)
+        if (!is_ops)
+            remove(ops_paths[i]);
+    for (size_t i = 0; i < njobs; i++)
+        if (jobs[i].rc) {
+            fprintf(stderr, NAME ": %s: %s\n",
+                    jobs[i].spec[0] ? jobs[i].spec : "off", jobs[i].err);
+            status = jobs[i].rc;
+        }
+    if (status)
+        return status;
+    /* The curve and the model must agree (both are exact LRU). */
+    for (size_t i = 0; mrc && i < njobs; i++)
+        if (zc_mrc_hits(mrc, jobs[i].pc_pages) != jobs[i].st.pc_hits) {
+            fprintf(stderr,
+                    NAME ": internal error: LRU curve %" PRIu64
+                         " hits, model %" PRIu64 " at %" PRIu64 " pages\n",
+                    zc_mrc_hits(mrc, jobs[i].pc_pages), jobs[i].st.pc_hits,
+                    jobs[i].pc_pages);
+            return 1;
+        }
+    output(mrc);
+    zc_mrc_destroy(mrc);
+    return 0;
+}
