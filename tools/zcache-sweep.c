@@ -42,6 +42,8 @@ struct job {
     const char *ops;    /* the stream to play */
     char spec[512];     /* the zcache spec; "" = off */
     double share;       /* memory-split mode: the zcache's share, % */
+    uint64_t cap_bytes; /* the zcache's capacity, 0: off */
+    char group[256];    /* the spec without its capacity: a plot's line */
     zc_replay_stats st; /* results */
     zc_stats zs;
     bool have_zs;
@@ -50,14 +52,19 @@ struct job {
 };
 
 static struct {
-    const char *format, *content, *output, *zbase, *memory;
+    const char *format, *content, *output, *zbase, *memory, *plot;
+    uint64_t disk_ns; /* latency of a disk read, for the cost model */
     size_t page_size;
     char *pc_list, *cap_list, *share_list;
     char *set_key[MAX_SETS], *set_vals[MAX_SETS];
     int nsets, jobs;
     const char **traces;
     size_t ntraces;
-} o = {.content = "synth", .output = "text", .zbase = "", .page_size = 4096};
+} o = {.content = "synth",
+       .output = "text",
+       .zbase = "",
+       .page_size = 4096,
+       .disk_ns = 100000};
 
 static struct job *jobs;
 static size_t njobs, next_job;
@@ -88,7 +95,20 @@ static void usage(FILE *f)
                "page cache the rest\n"
                "  --format, --page-size, --content   as zcache-replay\n"
                "  --jobs N            worker threads (default: the cores)\n"
-               "  --output FORMAT     text (default), csv or json\n");
+               "  --disk-latency T    a disk read's cost: 100us, 8ms, ... or "
+               "hdd (8ms),\n"
+               "                      ssd (100us, the default), nvme (20us)\n"
+               "  --output FORMAT     text (default), csv or json\n"
+               "  --plot PREFIX       write PREFIX.csv, PREFIX.dat, PREFIX.gp "
+               "and, when gnuplot\n"
+               "                      is installed, PREFIX.png and "
+               "PREFIX.svg\n"
+               "\n"
+               "Cost model, per row: cpu = compressing stored pages + "
+               "compressing rejected\n"
+               "ones (wasted) + decompressing, as measured; saved = zcache "
+               "hits x disk\n"
+               "latency - cpu.  The zcache pays where saved > 0.\n");
 }
 
 static uint64_t size_arg(const char *s, bool pages, const char *what)
@@ -99,6 +119,32 @@ static uint64_t size_arg(const char *s, bool pages, const char *what)
     if (rc < 0)
         die(2, "%s: want a number, or bytes with K/M/G", what);
     return pages && rc == 1 ? v / o.page_size : v;
+}
+
+static uint64_t latency(const char *s)
+{
+    char *end;
+    double v;
+
+    if (!strcmp(s, "hdd"))
+        return 8000000;
+    if (!strcmp(s, "ssd"))
+        return 100000;
+    if (!strcmp(s, "nvme"))
+        return 20000;
+    v = strtod(s, &end);
+    if (end == s || v < 0)
+        die(2, "--disk-latency %s: want e.g. 100us, 8ms, hdd, ssd, nvme", s);
+    if (!strcmp(end, "ns"))
+        return (uint64_t)v;
+    if (!strcmp(end, "us"))
+        return (uint64_t)(v * 1e3);
+    if (!strcmp(end, "ms"))
+        return (uint64_t)(v * 1e6);
+    if (!strcmp(end, "s"))
+        return (uint64_t)(v * 1e9);
+    die(2, "--disk-latency %s: want a unit: ns, us, ms or s", s);
+    return 0;
 }
 
 static size_t split(char *list, char **out)
@@ -147,6 +193,10 @@ static void parse_args(int argc, char **argv)
             o.content = v;
         else if (!strcmp(a, "--output"))
             o.output = v;
+        else if (!strcmp(a, "--plot"))
+            o.plot = v;
+        else if (!strcmp(a, "--disk-latency"))
+            o.disk_ns = latency(v);
         else if (!strcmp(a, "--jobs"))
             o.jobs = atoi(v);
         else if (!strcmp(a, "--page-size"))
@@ -303,8 +353,11 @@ static void add_job(uint64_t pc, const char *ops, const char *cap,
     j->pc_pages = pc;
     j->ops = ops;
     j->share = share;
+    snprintf(j->group, sizeof(j->group), "page cache %" PRIu64 "%s%s", pc,
+             *o.zbase ? ", " : "", o.zbase);
     if (!cap)
         return; /* no zcache */
+    j->cap_bytes = size_arg(cap, false, "--capacity");
     n = (size_t)snprintf(j->spec, sizeof(j->spec), "%s%scapacity=%s", o.zbase,
                          *o.zbase ? "," : "", cap);
     for (int s = 0; s < o.nsets; s++) {
@@ -313,6 +366,10 @@ static void add_job(uint64_t pc, const char *ops, const char *cap,
         split(vals, v);
         n += (size_t)snprintf(j->spec + n, sizeof(j->spec) - n, ",%s=%s",
                               o.set_key[s], v[pick[s]]);
+        if (strlen(j->group) + strlen(o.set_key[s]) + strlen(v[pick[s]]) + 3 <
+            sizeof(j->group))
+            sprintf(j->group + strlen(j->group), ", %s=%s", o.set_key[s],
+                    v[pick[s]]);
     }
 }
 
@@ -351,93 +408,236 @@ static const char *cap_of(const char *s)
 
 #define FIELDS(X)                                                              \
     X(accesses)                                                                \
-    X(reads)                                                                   \
-    X(writes)                                                                  \
-    X(pc_hits) X(zc_gets) X(zc_hits) X(disk_reads) X(zc_puts) X(zc_stored)     \
-        X(resident_hits)
+    X(reads) X(writes) X(pc_hits) X(zc_gets) X(zc_hits) X(disk_reads)          \
+        X(zc_puts) X(zc_stored) X(resident_hits)
 
 static double pct(uint64_t a, uint64_t b)
 {
     return b ? 100.0 * (double)a / (double)b : 0.0;
 }
 
-static void output(const zc_mrc *mrc)
+/* The cost model of a row, in milliseconds. */
+struct cost {
+    double compress, wasted, decompress, cpu, saved;
+};
+
+static struct cost cost_of(const struct job *j)
+{
+    struct cost c;
+
+    c.compress = (double)j->zs.compress_ns / 1e6;
+    c.wasted = (double)j->zs.compress_ns_rejected / 1e6;
+    c.decompress = (double)j->zs.decompress_ns / 1e6;
+    c.cpu = c.compress + c.wasted + c.decompress;
+    c.saved = (double)j->st.zc_hits * (double)o.disk_ns / 1e6 - c.cpu;
+    return c;
+}
+
+static void csv(FILE *f, const zc_mrc *mrc)
+{
+    fprintf(f, "page_cache_pages,zcache_spec,capacity_bytes,share_percent");
+#define H(x) fprintf(f, "," #x);
+    FIELDS(H)
+#undef H
+    fprintf(f, ",mrc_pc_hits,stored_pages,mem_used_total,compr_data_size,"
+               "compress_ms,wasted_ms,decompress_ms,cpu_ms,disk_latency_us,"
+               "saved_ms\n");
+    for (size_t i = 0; i < njobs; i++) {
+        const struct job *j = &jobs[i];
+        struct cost c = cost_of(j);
+        fprintf(f, "%" PRIu64 ",\"%s\",%" PRIu64 ",%.1f", j->pc_pages,
+                j->spec[0] ? j->spec : "off", j->cap_bytes, j->share);
+#define V(x) fprintf(f, ",%" PRIu64, j->st.x);
+        FIELDS(V)
+#undef V
+        fprintf(f,
+                ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                ",%.3f,%.3f,%.3f,%.3f,%.1f,%.3f\n",
+                mrc ? zc_mrc_hits(mrc, j->pc_pages) : 0, j->zs.stored_pages,
+                j->zs.mem_used_total, j->zs.compr_data_size, c.compress,
+                c.wasted, c.decompress, c.cpu, (double)o.disk_ns / 1e3,
+                c.saved);
+    }
+}
+
+static void json(const zc_mrc *mrc)
+{
+    printf("[");
+    for (size_t i = 0; i < njobs; i++) {
+        const struct job *j = &jobs[i];
+        struct cost c = cost_of(j);
+        printf("%s\n {\"page_cache_pages\":%" PRIu64
+               ",\"zcache_spec\":\"%s\",\"capacity_bytes\":%" PRIu64
+               ",\"share_percent\":%.1f",
+               i ? "," : "", j->pc_pages, j->spec[0] ? j->spec : "off",
+               j->cap_bytes, j->share);
+#define J(x) printf(",\"" #x "\":%" PRIu64, j->st.x);
+        FIELDS(J)
+#undef J
+        printf(",\"mrc_pc_hits\":%" PRIu64 ",\"stored_pages\":%" PRIu64
+               ",\"mem_used_total\":%" PRIu64 ",\"compr_data_size\":%" PRIu64
+               ",\"compress_ms\":%.3f,\"wasted_ms\":%.3f,\"decompress_ms\":%.3f"
+               ",\"cpu_ms\":%.3f,\"disk_latency_us\":%.1f,\"saved_ms\":%.3f}",
+               mrc ? zc_mrc_hits(mrc, j->pc_pages) : 0, j->zs.stored_pages,
+               j->zs.mem_used_total, j->zs.compr_data_size, c.compress,
+               c.wasted, c.decompress, c.cpu, (double)o.disk_ns / 1e3, c.saved);
+    }
+    printf("\n]\n");
+}
+
+static size_t best_row(void)
 {
     size_t best = 0;
 
     for (size_t i = 1; i < njobs; i++)
         if (jobs[i].st.disk_reads < jobs[best].st.disk_reads)
             best = i;
-    if (!strcmp(o.output, "csv")) {
-        printf("page_cache_pages,zcache_spec,share_percent");
-#define H(f) printf("," #f);
-        FIELDS(H)
-#undef H
-        printf(",mrc_pc_hits,zc.stored_pages,zc.mem_used_total,"
-               "zc.compr_data_size,zc.compress_ns,zc.compress_ns_rejected,"
-               "zc.decompress_ns\n");
-        for (size_t i = 0; i < njobs; i++) {
-            const struct job *j = &jobs[i];
-            printf("%" PRIu64 ",\"%s\",%.1f", j->pc_pages,
-                   j->spec[0] ? j->spec : "off", j->share);
-#define V(f) printf(",%" PRIu64, j->st.f);
-            FIELDS(V)
-#undef V
-            printf(",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                   ",%" PRIu64 ",%" PRIu64 "\n",
-                   mrc ? zc_mrc_hits(mrc, j->pc_pages) : 0, j->zs.stored_pages,
-                   j->zs.mem_used_total, j->zs.compr_data_size,
-                   j->zs.compress_ns, j->zs.compress_ns_rejected,
-                   j->zs.decompress_ns);
-        }
-        return;
-    }
-    if (!strcmp(o.output, "json")) {
-        printf("[");
-        for (size_t i = 0; i < njobs; i++) {
-            const struct job *j = &jobs[i];
-            printf("%s\n {\"page_cache_pages\":%" PRIu64
-                   ",\"zcache_spec\":\"%s\",\"share_percent\":%.1f",
-                   i ? "," : "", j->pc_pages, j->spec[0] ? j->spec : "off",
-                   j->share);
-#define J(f) printf(",\"" #f "\":%" PRIu64, j->st.f);
-            FIELDS(J)
-#undef J
-            printf(",\"mrc_pc_hits\":%" PRIu64 ",\"zcache\":",
-                   mrc ? zc_mrc_hits(mrc, j->pc_pages) : 0);
-            if (j->have_zs)
-                printf(
-                    "{\"stored_pages\":%" PRIu64 ",\"mem_used_total\":%" PRIu64
-                    ",\"compr_data_size\":%" PRIu64 ",\"compress_ns\":%" PRIu64
-                    ",\"compress_ns_rejected\":%" PRIu64
-                    ",\"decompress_ns\":%" PRIu64 "}}",
-                    j->zs.stored_pages, j->zs.mem_used_total,
-                    j->zs.compr_data_size, j->zs.compress_ns,
-                    j->zs.compress_ns_rejected, j->zs.decompress_ns);
-            else
-                printf("null}");
-        }
-        printf("\n]\n");
-        return;
-    }
-    printf("%-9s %-34s %9s %7s %9s %7s %9s %9s %7s\n",
-           o.memory ? "share" : "pc_pages", "zcache", "accesses", "pc_hit%",
-           "zc_gets", "zc_hit%", "disk_reads", "resident", "kept%");
+    return best;
+}
+
+static void table(void)
+{
+    size_t best = best_row();
+
+    printf("%-9s %-32s %8s %7s %7s %9s %7s %6s %9s %9s %9s\n",
+           o.memory ? "zc_share" : "pc_pages", "zcache", "accesses", "pc_hit%",
+           "zc_hit%", "disk_reads", "in_mem%", "kept%", "cpu_ms", "wasted_ms",
+           "saved_ms");
     for (size_t i = 0; i < njobs; i++) {
         const struct job *j = &jobs[i];
+        struct cost c = cost_of(j);
         char first[32];
         if (o.memory)
             snprintf(first, sizeof(first), "%.1f%%", j->share);
         else
             snprintf(first, sizeof(first), "%" PRIu64, j->pc_pages);
-        printf("%-9s %-34.34s %9" PRIu64 " %6.2f%% %9" PRIu64
-               " %6.2f%% %9" PRIu64 " %9" PRIu64 " %6.1f%%%s\n",
+        printf("%-9s %-32.32s %8" PRIu64 " %6.2f%% %6.2f%% %9" PRIu64
+               " %6.2f%% %5.1f%% %9.2f %9.2f %9.1f%s\n",
                first, j->spec[0] ? j->spec : "off", j->st.accesses,
-               pct(j->st.pc_hits, j->st.accesses), j->st.zc_gets,
+               pct(j->st.pc_hits, j->st.accesses),
                pct(j->st.zc_hits, j->st.zc_gets), j->st.disk_reads,
-               j->st.resident_hits, pct(j->st.zc_stored, j->st.zc_puts),
+               pct(j->st.resident_hits, j->st.accesses),
+               pct(j->st.zc_stored, j->st.zc_puts), c.cpu, c.wasted, c.saved,
                o.memory && i == best ? "  <- fewest disk reads" : "");
     }
+    printf("\nzc_hit%%: gets served; in_mem%%: accesses whose page was in "
+           "either tier;\nkept%%: puts that passed the half-size rule; "
+           "saved_ms: zcache hits x %.0f us\nof disk latency - cpu_ms "
+           "(compress, wasted on rejects, decompress).\n",
+           (double)o.disk_ns / 1e3);
+}
+
+/* PREFIX.csv, PREFIX.dat and PREFIX.gp, then gnuplot if it is there. */
+static void plot(const zc_mrc *mrc)
+{
+    char path[1024], cmd[2200];
+    FILE *f;
+    size_t ngroups = 0;
+
+    snprintf(path, sizeof(path), "%s.csv", o.plot);
+    if (!(f = fopen(path, "w")))
+        die(1, "cannot write %s", path);
+    csv(f, mrc);
+    fclose(f);
+    snprintf(path, sizeof(path), "%s.dat", o.plot);
+    if (!(f = fopen(path, "w")))
+        die(1, "cannot write %s", path);
+    if (o.memory) {
+        fprintf(f, "\"memory split\"\n");
+        for (size_t i = 0; i < njobs; i++)
+            fprintf(f, "%.2f %" PRIu64 " %.3f %.3f %.3f\n", jobs[i].share,
+                    jobs[i].st.disk_reads,
+                    pct(jobs[i].st.pc_hits, jobs[i].st.accesses),
+                    pct(jobs[i].st.zc_hits, jobs[i].st.accesses),
+                    pct(jobs[i].st.resident_hits, jobs[i].st.accesses));
+        ngroups = 1;
+    } else {
+        /* One block per line of the plot: a group's rows by capacity, its
+         * page cache's row without a zcache first. */
+        for (size_t i = 0; i < njobs; i++) {
+            bool seen = false;
+            if (!jobs[i].cap_bytes)
+                continue;
+            for (size_t k = 0; k < i; k++)
+                seen |=
+                    jobs[k].cap_bytes && !strcmp(jobs[k].group, jobs[i].group);
+            if (seen)
+                continue;
+            fprintf(f, "%s\"%s\"\n", ngroups++ ? "\n\n" : "", jobs[i].group);
+            for (size_t k = 0; k < njobs; k++) {
+                const struct job *j = &jobs[k];
+                if ((j->cap_bytes && strcmp(j->group, jobs[i].group)) ||
+                    j->pc_pages != jobs[i].pc_pages || (!j->cap_bytes && k > i))
+                    continue;
+                fprintf(f, "%.4f %.3f %.3f %.3f\n",
+                        (double)j->cap_bytes / 1048576.0,
+                        pct(j->st.pc_hits, j->st.accesses),
+                        pct(j->st.zc_hits, j->st.accesses),
+                        pct(j->st.resident_hits, j->st.accesses));
+            }
+        }
+    }
+    fclose(f);
+    snprintf(path, sizeof(path), "%s.gp", o.plot);
+    if (!(f = fopen(path, "w")))
+        die(1, "cannot write %s", path);
+    fprintf(f, "# gnuplot %s.gp  (made by " NAME "; data in %s.dat)\n", o.plot,
+            o.plot);
+    fprintf(f, "set datafile commentschars '#'\nset key outside right\n"
+               "set grid\n");
+    for (int t = 0; t < 2; t++) {
+        fprintf(f, "set terminal %s size 900,500\nset output '%s.%s'\n",
+                t ? "svg" : "png", o.plot, t ? "svg" : "png");
+        if (o.memory) {
+            fprintf(f,
+                    "set title 'Memory split: %s, zcache share of it'\n"
+                    "set xlabel 'zcache share of memory (%%)'\n"
+                    "set ylabel 'disk reads'\nset y2label 'hit rate (%% of "
+                    "accesses)'\nset y2tics\n"
+                    "plot '%s.dat' index 0 using 1:2 with linespoints title "
+                    "'disk reads', '' index 0 using 1:3 axes x1y2 with lines "
+                    "title 'page cache', '' index 0 using 1:4 axes x1y2 with "
+                    "lines title 'zcache', '' index 0 using 1:5 axes x1y2 with "
+                    "lines title 'in memory'\n",
+                    o.memory, o.plot);
+        } else {
+            fprintf(f,
+                    "set title 'Hit rate against zcache size'\n"
+                    "set xlabel 'zcache capacity (MiB)'\n"
+                    "set ylabel 'hits (%% of accesses)'\n"
+                    "plot for [i=0:%zu] '%s.dat' index i using 1:4 with "
+                    "linespoints title columnheader(1).' (both tiers)', "
+                    "for [i=0:%zu] '' index i using 1:3 with lines dashtype 2 "
+                    "title columnheader(1).' (zcache)'\n",
+                    ngroups ? ngroups - 1 : 0, o.plot,
+                    ngroups ? ngroups - 1 : 0);
+        }
+    }
+    fclose(f);
+    if (system("command -v gnuplot > /dev/null 2>&1") == 0) {
+        snprintf(cmd, sizeof(cmd), "gnuplot '%s.gp'", o.plot);
+        if (system(cmd) != 0)
+            fprintf(stderr, NAME ": gnuplot failed on %s.gp\n", o.plot);
+        else
+            fprintf(stderr, NAME ": plots in %s.png and %s.svg\n", o.plot,
+                    o.plot);
+    } else {
+        fprintf(stderr,
+                NAME ": gnuplot is not installed: %s.gp is ready for it\n",
+                o.plot);
+    }
+}
+
+static void output(const zc_mrc *mrc)
+{
+    if (o.plot)
+        plot(mrc);
+    if (!strcmp(o.output, "csv"))
+        csv(stdout, mrc);
+    else if (!strcmp(o.output, "json"))
+        json(mrc);
+    else
+        table();
 }
 
 int main(int argc, char **argv)
