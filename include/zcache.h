@@ -141,7 +141,27 @@ typedef struct zc_config {
     bool exclusive_gets;     /* a hit on a private pool removes the copy;
                                 default true.  Shared pools always keep it */
     zc_mem mem;              /* all heap memory; {0} = malloc/free */
+    struct zc_memo *memo;    /* NULL, or a compression memo shared with
+                                other caches (zc_memo_create()) */
 } zc_config;
+
+/**
+ * A compression memo: caches that share one (a sweep's configurations of
+ * the same trace) compress each distinct page content once.  A cache with
+ * a memo stores exactly what it would without one; its compress_ns counts
+ * the time the compression took when it was done.  Thread-safe; it must
+ * outlive the caches using it.  It takes no new contents once it holds
+ * max_bytes (pages and compressed forms).  Returns 0; -ZC_EINVAL;
+ * -ZC_ENOMEM.
+ */
+typedef struct zc_memo zc_memo;
+ZC_API int zc_memo_create(size_t max_bytes, zc_memo **out);
+
+/** Bytes held by the memo. */
+ZC_API size_t zc_memo_bytes(const zc_memo *m);
+
+/** Destroy; NULL is fine.  No cache may use it any more. */
+ZC_API void zc_memo_destroy(zc_memo *m);
 
 /** The largest capacity_bytes (15 GiB): an arena object is named by 31 bits
  *  of 8-byte units, with room left for the arena's chunk rounding. */

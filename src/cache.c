@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "cache.h"
+#include "memo.h"
 
 enum drop_cause { DROP_INVALIDATE, DROP_EVICT, DROP_REPLACE, DROP_EXCLUSIVE };
 
@@ -383,10 +384,16 @@ int zc_put_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
         if (!sc) {
             crc = -ZC_ENOMEM;
         } else {
-            uint64_t t0 = zc__now_ns();
-            crc = c->comp->compress(page, ps, sc->out + ZC__OBJ_HDR, &clen,
-                                    sc->wrkmem);
-            dt = zc__now_ns() - t0;
+            if (c->cfg.memo) {
+                crc = zc__memo_compress(c->cfg.memo, c->comp, c->comp->compress,
+                                        page, ps, sc->out + ZC__OBJ_HDR, &clen,
+                                        sc->wrkmem, &dt);
+            } else {
+                uint64_t t0 = zc__now_ns();
+                crc = c->comp->compress(page, ps, sc->out + ZC__OBJ_HDR, &clen,
+                                        sc->wrkmem);
+                dt = zc__now_ns() - t0;
+            }
         }
     }
 

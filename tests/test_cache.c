@@ -1527,6 +1527,78 @@ static void test_stats_count_a_scripted_sequence_exactly(void **state)
 
 /* ---------------------------------------------------------------- main */
 
+/* A cache with a compression memo stores and returns exactly what one
+ * without it does, also when another cache (another compressor) fills the
+ * memo first and when the memo is full. */
+static void test_memo_changes_nothing(void **state)
+{
+    static const size_t limits[] = {64 << 20, 200 << 10};
+    (void)state;
+
+    for (size_t l = 0; l < sizeof(limits) / sizeof(*limits); l++) {
+        zc_memo *memo;
+        zc_cache *c[3];
+        zc_filekey k = ino(1);
+        unsigned char *pg = page_alloc(4096), *a = page_alloc(4096),
+                      *b = page_alloc(4096);
+        zc_stats sa, sb;
+        zt_rng g;
+        int pa, pb, pz;
+
+        assert_int_equal(zc_memo_create(limits[l], &memo), 0);
+        for (int i = 0; i < 3; i++) {
+            char spec[128];
+            zc_config cfg = zc_config_default();
+            snprintf(spec, sizeof(spec), "allocator=%s,capacity=1M%s", g_alloc,
+                     i == 2 ? ",compressor=none,accept_percent=100" : "");
+            assert_int_equal(zc_config_parse(&cfg, spec), 0);
+            cfg.memo = i ? memo : NULL;
+            assert_int_equal(zc_cache_create(&cfg, &c[i]), 0);
+        }
+        pa = zc_init_fs(c[0], 4096);
+        pb = zc_init_fs(c[1], 4096);
+        pz = zc_init_fs(c[2], 4096);
+        zt_rng_seed(&g, 99);
+        for (int i = 0; i < 20000; i++) {
+            uint64_t idx = zt_rng_below(&g, 800), v = zt_rng_below(&g, 600);
+            if (zt_rng_below(&g, 3)) {
+                if (v < 300)
+                    memcpy(pg, zt_corpus_page(4096, v % zt_corpus_pages(4096)),
+                           4096);
+                else
+                    zt_fill_random(pg, 4096, v);
+                /* the other compressor's cache puts the page first */
+                zc_put_page(c[2], pz, &k, idx, pg);
+                assert_int_equal(zc_put_page(c[0], pa, &k, idx, pg),
+                                 zc_put_page(c[1], pb, &k, idx, pg));
+            } else {
+                int ra = zc_get_page(c[0], pa, &k, idx, a);
+                int rb = zc_get_page(c[1], pb, &k, idx, b);
+                assert_int_equal(ra, rb);
+                if (ra == 0)
+                    assert_memory_equal(a, b, 4096);
+            }
+        }
+        assert_int_equal(zc_stats_get(c[0], &sa), 0);
+        assert_int_equal(zc_stats_get(c[1], &sb), 0);
+        assert_int_equal(sa.stored_pages, sb.stored_pages);
+        assert_int_equal(sa.compr_data_size, sb.compr_data_size);
+        assert_int_equal(sa.mem_used_total, sb.mem_used_total);
+        assert_int_equal(sa.evictions, sb.evictions);
+        assert_int_equal(sa.reject_compress_poor, sb.reject_compress_poor);
+        assert_true(zc_memo_bytes(memo) <= limits[l] + 8192 + 64);
+        assert_true(zc_memo_bytes(memo) > 0);
+        for (int i = 0; i < 3; i++) {
+            assert_int_equal(zc_cache_check(c[i]), 0);
+            zc_cache_destroy(c[i]);
+        }
+        zc_memo_destroy(memo);
+        free(pg);
+        free(a);
+        free(b);
+    }
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress lines in ctest logs */
@@ -1537,6 +1609,7 @@ int main(void)
     };
     const struct CMUnitTest per_allocator[] = {
         cmocka_unit_test(test_put_get_round_trip_is_byte_exact),
+        cmocka_unit_test(test_memo_changes_nothing),
         cmocka_unit_test(test_page_sizes_512_to_65536_all_work),
         cmocka_unit_test(test_init_fs_requires_the_cache_page_size),
         cmocka_unit_test(

@@ -54,6 +54,7 @@ struct job {
 static struct {
     const char *format, *content, *output, *zbase, *memory, *plot;
     uint64_t disk_ns; /* latency of a disk read, for the cost model */
+    uint64_t memo_mb; /* the compression memo's size, MiB; 0: none */
     size_t page_size;
     char *pc_list, *cap_list, *share_list;
     char *set_key[MAX_SETS], *set_vals[MAX_SETS];
@@ -64,9 +65,11 @@ static struct {
        .output = "text",
        .zbase = "",
        .page_size = 4096,
-       .disk_ns = 100000};
+       .disk_ns = 100000,
+       .memo_mb = 1024};
 
 static struct job *jobs;
+static zc_memo *memo; /* shared: each distinct content compressed once */
 static size_t njobs, next_job;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -95,6 +98,10 @@ static void usage(FILE *f)
                "page cache the rest\n"
                "  --format, --page-size, --content   as zcache-replay\n"
                "  --jobs N            worker threads (default: the cores)\n"
+               "  --memo SIZE         memory for compressing each distinct "
+               "content once\n"
+               "                      (default 1G; 0: every configuration "
+               "compresses)\n"
                "  --disk-latency T    a disk read's cost: 100us, 8ms, ... or "
                "hdd (8ms),\n"
                "                      ssd (100us, the default), nvme (20us)\n"
@@ -193,6 +200,8 @@ static void parse_args(int argc, char **argv)
             o.content = v;
         else if (!strcmp(a, "--output"))
             o.output = v;
+        else if (!strcmp(a, "--memo"))
+            o.memo_mb = size_arg(v, false, "--memo") >> 20;
         else if (!strcmp(a, "--plot"))
             o.plot = v;
         else if (!strcmp(a, "--disk-latency"))
@@ -286,6 +295,7 @@ static void play(struct job *j)
 
     if (j->spec[0]) {
         cfg.page_size = o.page_size;
+        cfg.memo = memo;
         if (zc_config_parse_error(&cfg, j->spec, j->err, sizeof(j->err))) {
             j->rc = 2;
             return;
@@ -408,8 +418,9 @@ static const char *cap_of(const char *s)
 
 #define FIELDS(X)                                                              \
     X(accesses)                                                                \
-    X(reads) X(writes) X(pc_hits) X(zc_gets) X(zc_hits) X(disk_reads)          \
-        X(zc_puts) X(zc_stored) X(resident_hits)
+    X(reads)                                                                   \
+    X(writes) X(pc_hits) X(zc_gets) X(zc_hits) X(disk_reads) X(zc_puts)        \
+        X(zc_stored) X(resident_hits)
 
 static double pct(uint64_t a, uint64_t b)
 {
@@ -715,6 +726,8 @@ int main(int argc, char **argv)
     }
     if (o.jobs > 64)
         o.jobs = 64;
+    if (o.memo_mb && zc_memo_create(o.memo_mb << 20, &memo))
+        die(1, "%s", "out of memory");
     for (int t = 0; t < o.jobs; t++)
         pthread_create(&th[t], NULL, worker, NULL);
     for (int t = 0; t < o.jobs; t++)
@@ -742,5 +755,6 @@ int main(int argc, char **argv)
         }
     output(mrc);
     zc_mrc_destroy(mrc);
+    zc_memo_destroy(memo);
     return 0;
 }
