@@ -157,6 +157,10 @@ typedef struct zc_config {
 typedef struct zc_memo zc_memo;
 ZC_API int zc_memo_create(size_t max_bytes, zc_memo **out);
 
+/** Forget every content (e.g. once all caches have put a batch of pages).
+ *  No cache may be using the memo during the call. */
+ZC_API void zc_memo_clear(zc_memo *m);
+
 /** Bytes held by the memo. */
 ZC_API size_t zc_memo_bytes(const zc_memo *m);
 

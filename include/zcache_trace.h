@@ -314,6 +314,16 @@ ZC_API void zc_replay_verify(zc_replay *r, bool on);
  *  after the last request.  Returns 0; -ZC_EINVAL. */
 ZC_API int zc_replay_save_ops(zc_replay *r, zc_ops_writer *w);
 
+/** A function given every op the replay makes, after the writer and
+ *  before the player; a non-zero return stops the replay with that code.
+ *  op->page is valid during the call only. */
+typedef int (*zc_op_sink)(void *ctx, const zc_op *op);
+
+/** Hand every op to fn(ctx, op) (NULL: stop); pages are made for puts.
+ *  Call it before the first request.  Returns 0; -ZC_EINVAL (no content
+ *  source). */
+ZC_API int zc_replay_sink(zc_replay *r, zc_op_sink fn, void *ctx);
+
 ZC_API int zc_replay_stats_get(const zc_replay *r, zc_replay_stats *out);
 
 /** Destroy; NULL is fine. */

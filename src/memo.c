@@ -80,6 +80,21 @@ void zc_memo_destroy(zc_memo *m)
     free(m);
 }
 
+void zc_memo_clear(zc_memo *m)
+{
+    if (!m)
+        return;
+    for (int i = 0; i < STRIPES; i++) {
+        struct stripe *st = &m->s[i];
+        for (size_t k = 0; st->tab && k <= st->mask; k++) {
+            free(st->tab[k]);
+            st->tab[k] = NULL;
+        }
+        st->used = 0;
+    }
+    atomic_store(&m->bytes, 0);
+}
+
 size_t zc_memo_bytes(const zc_memo *m)
 {
     return m ? atomic_load(&((zc_memo *)m)->bytes) : 0;

@@ -25,6 +25,7 @@
  */
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,8 @@ struct job {
     zc_replay_stats st; /* results */
     zc_stats zs;
     bool have_zs;
+    zc_cache *zc; /* while its group runs (lockstep) */
+    zc_player *player;
     int rc;
     char err[1024];
 };
@@ -233,36 +236,126 @@ static void parse_args(int argc, char **argv)
         die(2, "%s", "--memory splits memory: no --page-cache or --capacity");
 }
 
-/* ---- deriving the op stream of a page-cache size ------------------------ */
+/* ---- lockstep: one page-cache model, many caches ------------------------ */
 
-static const char *tmpdir(void)
+/*
+ * For a block trace, every configuration of one page-cache size sees the
+ * same op stream.  The model runs once; its ops (and the pages of its
+ * puts, made once by the content source) are collected in a batch, and
+ * when the batch is full every thread plays it into its share of the
+ * configurations, the model's thread too.  Two barriers per batch keep
+ * the threads in step.  With the shared memo, each distinct content is
+ * compressed once for all configurations.
+ */
+enum { BATCH_OPS = 8192, BATCH_PAGES = 1024 };
+
+static struct {
+    zc_op ops[BATCH_OPS];
+    unsigned char *pages;
+    size_t nops, npages;
+    struct job **group;
+    size_t ngroup;
+    int nthreads;
+    bool stop;
+    pthread_barrier_t go, done;
+} ls;
+
+static void apply_batch(int t)
 {
-    const char *t = getenv("TMPDIR");
-    return t && *t ? t : "/tmp";
+    for (size_t g = (size_t)t; g < ls.ngroup; g += (size_t)ls.nthreads) {
+        struct job *j = ls.group[g];
+        for (size_t i = 0; !j->rc && i < ls.nops; i++) {
+            int rc = zc_player_op(j->player, &ls.ops[i]);
+            if (rc) {
+                snprintf(j->err, sizeof(j->err), "%s", zc_strerror(rc));
+                j->rc = 1;
+            }
+        }
+    }
 }
 
-static char *derive(uint64_t pc_pages, zc_mrc *mrc)
+static void *ls_worker(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+
+    for (;;) {
+        pthread_barrier_wait(&ls.go);
+        if (ls.stop)
+            return NULL;
+        apply_batch(t);
+        pthread_barrier_wait(&ls.done);
+    }
+}
+
+static void flush_batch(void)
+{
+    if (!ls.nops)
+        return;
+    pthread_barrier_wait(&ls.go);
+    apply_batch(0);
+    pthread_barrier_wait(&ls.done);
+    ls.nops = ls.npages = 0;
+    /* Every configuration has put this batch's pages: their compressed
+     * forms are of no more use (a content seen again is compressed again). */
+    zc_memo_clear(memo);
+}
+
+static int sink(void *ctx, const zc_op *op)
+{
+    (void)ctx;
+    if (ls.nops == BATCH_OPS ||
+        (op->kind == ZC_OP_PUT && ls.npages == BATCH_PAGES))
+        flush_batch();
+    ls.ops[ls.nops] = *op;
+    if (op->kind == ZC_OP_PUT) {
+        unsigned char *pg = ls.pages + ls.npages++ * o.page_size;
+        memcpy(pg, op->page, o.page_size);
+        ls.ops[ls.nops].page = pg;
+    }
+    ls.nops++;
+    return 0;
+}
+
+/* Run the configurations group[n] (one page-cache size) in lockstep. */
+static void run_group(uint64_t pc_pages, struct job **group, size_t n,
+                      zc_mrc *mrc)
 {
     zc_trace_options to = {.format = o.format, .page_size = o.page_size};
-    zc_ops_writer_options wo = {.page_size = o.page_size, .level = -1};
     zc_content *content;
-    zc_ops_writer *w;
     zc_replay *r;
     zc_trace *t;
     zc_request q;
-    char err[512], *path = malloc(512);
+    char err[512];
     int rc;
 
-    snprintf(path, 512, "%s/zcache-sweep.%d.%" PRIu64 ".zct", tmpdir(),
-             (int)getpid(), pc_pages);
+    for (size_t i = 0; i < n; i++) {
+        struct job *j = group[i];
+        zc_config cfg = zc_config_default();
+        if (j->spec[0]) {
+            cfg.page_size = o.page_size;
+            cfg.memo = memo;
+            if (zc_config_parse_error(&cfg, j->spec, j->err, sizeof(j->err))) {
+                j->rc = 2;
+                continue;
+            }
+            if ((rc = zc_cache_create(&cfg, &j->zc))) {
+                snprintf(j->err, sizeof(j->err), "%.512s: %s", j->spec,
+                         zc_strerror(rc));
+                j->rc = 2;
+                continue;
+            }
+        }
+        if (zc_player_create(j->zc, &j->player))
+            die(1, "%s", "out of memory");
+    }
+    ls.group = group;
+    ls.ngroup = n;
     if (zc_content_open(o.content, o.page_size, &content, err, sizeof(err)))
         die(2, "--content: %s", err);
     if (zc_trace_open(o.traces, o.ntraces, &to, &t, err, sizeof(err)))
         die(2, "%s", err);
-    if (zc_ops_writer_open(path, &wo, &w, err, sizeof(err)))
-        die(1, "%s", err);
     if (zc_replay_create(pc_pages, o.page_size, NULL, content, &r) ||
-        zc_replay_save_ops(r, w))
+        zc_replay_sink(r, sink, NULL))
         die(1, "%s", "cannot set up the page-cache model");
     while ((rc = zc_trace_next(t, &q)) == 1) {
         if (zc_replay_request(r, &q))
@@ -270,16 +363,64 @@ static char *derive(uint64_t pc_pages, zc_mrc *mrc)
         if (mrc && zc_mrc_request(mrc, &q, o.page_size))
             die(1, "%s", "out of memory");
     }
-    if (rc < 0) {
-        remove(path);
+    if (rc < 0)
         die(2, "%s", zc_trace_error(t));
+    flush_batch();
+    for (size_t i = 0; i < n; i++) {
+        struct job *j = group[i];
+        if (j->player)
+            zc_player_stats_get(j->player, &j->st);
+        if (j->zc) {
+            zc_stats_get(j->zc, &j->zs);
+            j->have_zs = true;
+        }
+        zc_player_destroy(j->player);
+        zc_cache_destroy(j->zc);
+        j->player = NULL;
+        j->zc = NULL;
     }
-    if (zc_ops_writer_close(w, err, sizeof(err)))
-        die(1, "%s", err);
     zc_replay_destroy(r);
     zc_trace_close(t);
     zc_content_close(content);
-    return path;
+}
+
+/* Every group of jobs (by page-cache size, in order), in lockstep. */
+static void run_lockstep(zc_mrc *mrc)
+{
+    pthread_t th[64];
+    struct job **group = malloc(njobs * sizeof(*group));
+    size_t largest = 1;
+
+    ls.pages = malloc((size_t)BATCH_PAGES * o.page_size);
+    if (!group || !ls.pages)
+        die(1, "%s", "out of memory");
+    for (size_t i = 0, n = 1; i < njobs; i++, n++)
+        if (i + 1 == njobs || jobs[i + 1].pc_pages != jobs[i].pc_pages) {
+            largest = n > largest ? n : largest;
+            n = 0;
+        }
+    ls.nthreads = o.jobs < (int)largest ? o.jobs : (int)largest;
+    pthread_barrier_init(&ls.go, NULL, (unsigned)ls.nthreads);
+    pthread_barrier_init(&ls.done, NULL, (unsigned)ls.nthreads);
+    for (int t = 1; t < ls.nthreads; t++)
+        pthread_create(&th[t], NULL, ls_worker, (void *)(intptr_t)t);
+    for (size_t i = 0; i < njobs;) {
+        size_t n = 0;
+        while (i + n < njobs && jobs[i + n].pc_pages == jobs[i].pc_pages) {
+            group[n] = &jobs[i + n];
+            n++;
+        }
+        run_group(jobs[i].pc_pages, group, n, i ? NULL : mrc);
+        i += n;
+    }
+    ls.stop = true;
+    pthread_barrier_wait(&ls.go);
+    for (int t = 1; t < ls.nthreads; t++)
+        pthread_join(th[t], NULL);
+    pthread_barrier_destroy(&ls.go);
+    pthread_barrier_destroy(&ls.done);
+    free(group);
+    free(ls.pages);
 }
 
 /* ---- playing ------------------------------------------------------------ */
@@ -419,8 +560,9 @@ static const char *cap_of(const char *s)
 #define FIELDS(X)                                                              \
     X(accesses)                                                                \
     X(reads)                                                                   \
-    X(writes) X(pc_hits) X(zc_gets) X(zc_hits) X(disk_reads) X(zc_puts)        \
-        X(zc_stored) X(resident_hits)
+    X(writes)                                                                  \
+    X(pc_hits)                                                                 \
+    X(zc_gets) X(zc_hits) X(disk_reads) X(zc_puts) X(zc_stored) X(resident_hits)
 
 static double pct(uint64_t a, uint64_t b)
 {
@@ -653,9 +795,8 @@ static void output(const zc_mrc *mrc)
 
 int main(int argc, char **argv)
 {
-    char *pcs[MAX_LIST], *caps[MAX_LIST], *shares[MAX_LIST],
-        *ops_paths[MAX_LIST];
-    size_t npc = 0, ncap = 0, nshare = 0, nops = 0;
+    char *pcs[MAX_LIST], *caps[MAX_LIST], *shares[MAX_LIST];
+    size_t npc = 0, ncap = 0, nshare = 0;
     pthread_t th[64];
     zc_mrc *mrc = NULL;
     bool is_ops = false;
@@ -697,8 +838,7 @@ int main(int argc, char **argv)
                 die(2, "--share %s: want a percentage", shares[i]);
             char *capstr = malloc(32);
             snprintf(capstr, 32, "%" PRIu64, cap);
-            ops_paths[nops] = derive(pc, nops ? NULL : mrc);
-            add_jobs(pc, ops_paths[nops++], cap ? capstr : NULL, s);
+            add_jobs(pc, NULL, cap ? capstr : NULL, s);
         }
     } else {
         char one[] = "0";
@@ -709,7 +849,6 @@ int main(int argc, char **argv)
             ncap = 1;
         }
         if (is_ops) {
-            ops_paths[nops++] = (char *)o.traces[0];
             for (size_t c = 0; c < ncap; c++)
                 add_jobs(0, o.traces[0], cap_of(caps[c]), 0);
         } else {
@@ -717,10 +856,8 @@ int main(int argc, char **argv)
                 die(2, "%s", "--page-cache LIST is needed");
             for (size_t p = 0; p < npc; p++) {
                 uint64_t pc = size_arg(pcs[p], true, "--page-cache");
-                ops_paths[nops] = derive(pc, p ? NULL : mrc);
                 for (size_t c = 0; c < ncap; c++)
-                    add_jobs(pc, ops_paths[nops], cap_of(caps[c]), 0);
-                nops++;
+                    add_jobs(pc, NULL, cap_of(caps[c]), 0);
             }
         }
     }
@@ -728,13 +865,15 @@ int main(int argc, char **argv)
         o.jobs = 64;
     if (o.memo_mb && zc_memo_create(o.memo_mb << 20, &memo))
         die(1, "%s", "out of memory");
-    for (int t = 0; t < o.jobs; t++)
-        pthread_create(&th[t], NULL, worker, NULL);
-    for (int t = 0; t < o.jobs; t++)
-        pthread_join(th[t], NULL);
-    for (size_t i = 0; i < nops; i++)
-        if (!is_ops)
-            remove(ops_paths[i]);
+    if (is_ops) {
+        /* A .zct: every configuration reads it in a thread of its own. */
+        for (int t = 0; t < o.jobs; t++)
+            pthread_create(&th[t], NULL, worker, NULL);
+        for (int t = 0; t < o.jobs; t++)
+            pthread_join(th[t], NULL);
+    } else {
+        run_lockstep(mrc);
+    }
     for (size_t i = 0; i < njobs; i++)
         if (jobs[i].rc) {
             fprintf(stderr, NAME ": %s: %s\n",

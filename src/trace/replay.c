@@ -56,6 +56,8 @@ struct zc_replay {
     zc_content *content;
     zc_player *player;  /* drives zc and counts */
     zc_ops_writer *ops; /* NULL, or where the op stream is saved */
+    zc_op_sink sink;    /* NULL, or who else gets every op */
+    void *sink_ctx;
     uint64_t requests;
 
     /* page cache */
@@ -204,11 +206,12 @@ static void lru_push_front(struct zc_replay *r, uint32_t n)
  * which drives the zcache and counts. */
 static int emit(struct zc_replay *r, zc_op *op)
 {
-    if (r->ops) {
-        int rc = zc_ops_write(r->ops, op);
-        if (rc)
-            return rc;
-    }
+    int rc;
+
+    if (r->ops && (rc = zc_ops_write(r->ops, op)))
+        return rc;
+    if (r->sink && (rc = r->sink(r->sink_ctx, op)))
+        return rc;
     return zc_player_op(r->player, op);
 }
 
@@ -256,7 +259,7 @@ static int page_op(struct zc_replay *r, zc_op_kind kind, uint32_t dev,
     zc_op op;
     int rc;
 
-    if (!r->zc && !r->ops) {
+    if (!r->zc && !r->ops && !r->sink) {
         /* Nothing to drive: count as the player would, without ops. */
         zc_replay_stats *st = zc__player_stats(r->player);
         if (kind == ZC_OP_GET) {
@@ -283,7 +286,7 @@ static int page_op(struct zc_replay *r, zc_op_kind kind, uint32_t dev,
     op.index = page;
     op.page = NULL;
     op.content = 0;
-    if (kind == ZC_OP_PUT && (r->zc || r->ops)) {
+    if (kind == ZC_OP_PUT && (r->zc || r->ops || r->sink)) {
         rc = zc_content_page(r->content, dev, page, version_of(r, dev, page),
                              r->page);
         if (rc)
@@ -297,7 +300,7 @@ static int page_cache_hit(struct zc_replay *r)
 {
     zc_op op;
 
-    if (!r->zc && !r->ops) {
+    if (!r->zc && !r->ops && !r->sink) {
         zc__count_pc_hits(zc__player_stats(r->player), 1);
         return 0;
     }
@@ -435,6 +438,15 @@ int zc_replay_save_ops(zc_replay *r, zc_ops_writer *w)
     if (!r || (w && !r->content))
         return -ZC_EINVAL;
     r->ops = w;
+    return 0;
+}
+
+int zc_replay_sink(zc_replay *r, zc_op_sink fn, void *ctx)
+{
+    if (!r || (fn && !r->content))
+        return -ZC_EINVAL;
+    r->sink = fn;
+    r->sink_ctx = ctx;
     return 0;
 }
 
