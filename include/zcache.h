@@ -247,6 +247,13 @@ ZC_API int zc_cache_create(const zc_config *cfg, zc_cache **out);
  *  the cache may be running or follow. */
 ZC_API void zc_cache_destroy(zc_cache *c);
 
+/** Compress page as cache c would (its compressor and page size) into the
+ *  memo, so that later puts of it by caches sharing the memo find it:
+ *  lets a sweep compress a batch of pages in parallel, once each.  Pages
+ *  that c would store as same-filled are skipped.  Thread-safe.  Returns
+ *  0; -ZC_EINVAL; -ZC_ENOMEM. */
+ZC_API int zc_memo_prepare(zc_memo *m, zc_cache *c, const void *page);
+
 /**
  * Create a private pool (one per mounted file system).  page_size must be
  * the cache's.  Returns the pool id (>= 0); -ZC_EINVAL; -ZC_ENOMEM;

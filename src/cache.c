@@ -361,6 +361,30 @@ int zc_init_shared_fs(zc_cache *c, const uint8_t uuid[16], size_t page_size)
     return new_pool(c, page_size, uuid);
 }
 
+/* ---- memo --------------------------------------------------------------- */
+
+int zc_memo_prepare(zc_memo *m, zc_cache *c, const void *page)
+{
+    const size_t ps = c ? c->cfg.page_size : 0;
+    struct zc__scratch *sc;
+    uint64_t word, ns;
+    size_t clen;
+    int rc;
+
+    if (!m || !c || !page)
+        return -ZC_EINVAL;
+    if (c->cfg.same_filled && is_same_filled(page, ps, &word))
+        return 0; /* a put compresses nothing */
+    sc = scratch_get(c);
+    if (!sc)
+        return -ZC_ENOMEM;
+    rc = zc__memo_compress(m, c->comp, c->comp->compress, page, ps,
+                           sc->out + ZC__OBJ_HDR, &clen, sc->wrkmem, &ns);
+    scratch_put(c, sc);
+    (void)rc; /* a failed compression is remembered like any other */
+    return 0;
+}
+
 /* ---- put ---------------------------------------------------------------- */
 
 int zc_put_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
