@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The main job: install what is missing, build (Release), and replay the
+# The main job: install what is missing, build (Release), and sweep the
 # traces shipped in traces/ (real workloads recorded with their page
-# contents, see traces/README.md) into zcaches of a few sizes: for each,
-# the kernel's own page-cache stream and the stream of libzcache's
-# page-cache model.  `run.sh --bench [ARGS]` runs the core benchmark on this
-# system's files instead (build/bench/zc-bench-core --help).
+# contents, see traces/README.md): for each, the kernel's own page-cache
+# stream played into zcaches of several sizes, one table per trace; then
+# the memory-split question on one block trace.  Plots go to build/plots/
+# when gnuplot is installed (its scripts are written there either way).
+# `run.sh --bench [ARGS]` runs the core benchmark on this system's files
+# instead (build/bench/zc-bench-core --help).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -15,33 +17,24 @@ if [ "${1:-}" = --bench ]; then
   exec build/bench/zc-bench-core "$@"
 fi
 
-replay=build/tools/zcache-replay
-sizes=${ZC_RUN_SIZES:-"256K 1M 4M"}
-printf '%-16s %-7s %6s %7s %7s %6s %7s %7s %7s %8s %8s\n' trace stream zcache \
-  gets hits hit% puts kept% held density cpu_ms
+sweep=build/tools/zcache-sweep
+mkdir -p build/plots
 for info in traces/*.info; do
   name=$(basename "$info" .info)
-  for stream in kernel model; do
-    f=traces/$name.zct
-    [ $stream = kernel ] && f=traces/$name.kernel.zct
-    for z in $sizes; do
-      $replay --zcache "capacity=$z" --output json --verify "$f" | awk -v n="$name" \
-        -v s=$stream -v z="$z" '
-        function get(k,   r) { r = $0; sub(".*\"" k "\":", "", r); sub("[,}].*", "", r); return r + 0 }
-        {
-          gets = get("zc_gets"); hits = get("zc_hits"); puts = get("zc_puts")
-          kept = get("zc_stored"); held = get("stored_pages")
-          used = get("mem_used_total"); compr = get("compr_data_size")
-          cpu = (get("compress_ns") + get("compress_ns_rejected") + get("decompress_ns")) / 1e6
-          printf "%-16s %-7s %6s %7d %7d %5.1f%% %7d %6.1f%% %7d %8.3f %8.1f\n", n, s, z,
-            gets, hits, gets ? 100 * hits / gets : 0, puts, puts ? 100 * kept / puts : 0,
-            held, used ? compr / used : 0, cpu
-        }'
-    done
-  done
+  echo "== $name: the kernel's page-cache stream (traces/$name.kernel.zct)," \
+    "zcache of 0 to 4 MiB"
+  $sweep --capacity 0,256K,512K,1M,2M,4M --plot "build/plots/$name" \
+    "traces/$name.kernel.zct" 2>/dev/null
+  echo
 done
+echo "== sqlite-queries: 4 MiB of memory split between the page cache and the"
+echo "   zcache (block trace through libzcache's model; synthetic contents, since"
+echo "   the block trace carries none)"
+$sweep --format blkparse --memory 4M --share 0:50:10 \
+  --plot build/plots/sqlite-queries-split traces/sqlite-queries.blkparse 2>/dev/null
 echo
-echo "gets: page-cache misses that asked the zcache; hits: disk reads avoided;"
-echo "kept: puts that passed the half-size rule; held: pages in the zcache at the end;"
-echo "density: compressed bytes / arena bytes in use; cpu_ms: LZO time (compress,"
-echo "rejected compress, decompress).  Every hit was verified against its put."
+if command -v gnuplot >/dev/null; then
+  echo "plots: build/plots/*.png and *.svg"
+else
+  echo "plots: gnuplot is not installed; the scripts are in build/plots/*.gp"
+fi

@@ -57,6 +57,7 @@ struct job {
 
 static struct {
     const char *format, *content, *output, *zbase, *memory, *plot;
+    char *mrc_list;   /* page-cache sizes to print the LRU curve at */
     uint64_t disk_ns; /* latency of a disk read, for the cost model */
     uint64_t memo_mb; /* the compression memo's size, MiB; 0: none */
     size_t page_size;
@@ -110,6 +111,9 @@ static void usage(FILE *f)
                "hdd (8ms),\n"
                "                      ssd (100us, the default), nvme (20us)\n"
                "  --output FORMAT     text (default), csv or json\n"
+               "  --mrc LIST          also print the page cache's exact LRU "
+               "hits at these\n"
+               "                      sizes (one pass: stack distances)\n"
                "  --plot PREFIX       write PREFIX.csv, PREFIX.dat, PREFIX.gp "
                "and, when gnuplot\n"
                "                      is installed, PREFIX.png and "
@@ -158,16 +162,42 @@ static uint64_t latency(const char *s)
     return 0;
 }
 
-static size_t split(char *list, char **out)
+/* A comma list; an item FROM:TO:STEP of sizes is a range (suffixes
+ * allowed, e.g. 0:32M:4M).  Items of --set lists are kept as they are. */
+static size_t split_list(char *list, char **out, bool ranges)
 {
     size_t n = 0;
+    char *save = NULL;
 
-    for (char *p = strtok(list, ","); p; p = strtok(NULL, ",")) {
+    for (char *p = strtok_r(list, ",", &save); p;
+         p = strtok_r(NULL, ",", &save)) {
+        char *c1 = strchr(p, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (ranges && c1 && c2) {
+            uint64_t from, to, step;
+            *c1 = *c2 = '\0';
+            if (zc_parse_size(p, &from) < 0 || zc_parse_size(c1 + 1, &to) < 0 ||
+                zc_parse_size(c2 + 1, &step) < 0 || step == 0 || to < from)
+                die(2, "range %s: want FROM:TO:STEP", p);
+            for (uint64_t v = from; v <= to; v += step) {
+                if (n == MAX_LIST)
+                    die(2, "more than %s values in a list", "64");
+                out[n] = malloc(24);
+                if (!out[n])
+                    die(1, "%s", "out of memory");
+                snprintf(out[n++], 24, "%" PRIu64, v);
+            }
+            continue;
+        }
         if (n == MAX_LIST)
             die(2, "more than %s values in a list", "64");
         out[n++] = p;
     }
     return n;
+}
+
+static size_t split(char *list, char **out)
+{
+    return split_list(list, out, false);
 }
 
 static void parse_args(int argc, char **argv)
@@ -206,6 +236,8 @@ static void parse_args(int argc, char **argv)
             o.output = v;
         else if (!strcmp(a, "--memo"))
             o.memo_mb = size_arg(v, false, "--memo") >> 20;
+        else if (!strcmp(a, "--mrc"))
+            o.mrc_list = v;
         else if (!strcmp(a, "--plot"))
             o.plot = v;
         else if (!strcmp(a, "--disk-latency"))
@@ -611,6 +643,18 @@ static struct cost cost_of(const struct job *j)
     c.decompress = (double)j->zs.decompress_ns / 1e6;
     c.cpu = c.compress + c.wasted + c.decompress;
     c.saved = (double)j->st.zc_hits * (double)o.disk_ns / 1e6 - c.cpu;
+    if (o.memory) {
+        /* A split takes memory from the page cache: what counts is the
+         * disk reads against the split without a zcache (share 0). */
+        for (size_t i = 0; i < njobs; i++)
+            if (!jobs[i].cap_bytes) {
+                c.saved =
+                    ((double)jobs[i].st.disk_reads - (double)j->st.disk_reads) *
+                        (double)o.disk_ns / 1e6 -
+                    c.cpu;
+                break;
+            }
+    }
     return c;
 }
 
@@ -690,6 +734,8 @@ static void table(void)
         char first[32];
         if (o.memory)
             snprintf(first, sizeof(first), "%.1f%%", j->share);
+        else if (j->ops)
+            snprintf(first, sizeof(first), "-"); /* the stream's own */
         else
             snprintf(first, sizeof(first), "%" PRIu64, j->pc_pages);
         printf("%-9s %-32.32s %8" PRIu64 " %6.2f%% %6.2f%% %9" PRIu64
@@ -703,8 +749,9 @@ static void table(void)
     }
     printf("\nzc_hit%%: gets served; in_mem%%: accesses whose page was in "
            "either tier;\nkept%%: puts that passed the half-size rule; "
-           "saved_ms: zcache hits x %.0f us\nof disk latency - cpu_ms "
-           "(compress, wasted on rejects, decompress).\n",
+           "saved_ms: %s x %.0f us\nof disk latency - cpu_ms (compress, "
+           "wasted on rejects, decompress).\n",
+           o.memory ? "disk reads fewer than at share 0" : "zcache hits",
            (double)o.disk_ns / 1e3);
 }
 
@@ -856,7 +903,7 @@ int main(int argc, char **argv)
     }
     if (o.share_list) {
         uint64_t m = size_arg(o.memory, false, "--memory");
-        nshare = split(o.share_list, shares);
+        nshare = split_list(o.share_list, shares, true);
         for (size_t i = 0; i < nshare; i++) {
             double s = atof(shares[i]);
             uint64_t cap =
@@ -870,8 +917,8 @@ int main(int argc, char **argv)
         }
     } else {
         char one[] = "0";
-        npc = o.pc_list ? split(o.pc_list, pcs) : 0;
-        ncap = o.cap_list ? split(o.cap_list, caps) : 0;
+        npc = o.pc_list ? split_list(o.pc_list, pcs, true) : 0;
+        ncap = o.cap_list ? split_list(o.cap_list, caps, true) : 0;
         if (!ncap) {
             caps[0] = one;
             ncap = 1;
@@ -921,6 +968,20 @@ int main(int argc, char **argv)
             return 1;
         }
     output(mrc);
+    if (o.mrc_list && mrc) {
+        char *sizes[MAX_LIST];
+        size_t n = split_list(o.mrc_list, sizes, true);
+        printf("\nLRU curve of the page cache (one pass, %" PRIu64
+               " accesses, %" PRIu64 " distinct pages):\n%12s %12s %9s\n",
+               zc_mrc_accesses(mrc), zc_mrc_distinct(mrc), "pages", "hits",
+               "hit%");
+        for (size_t i = 0; i < n; i++) {
+            uint64_t pages = size_arg(sizes[i], true, "--mrc");
+            printf("%12" PRIu64 " %12" PRIu64 " %8.4f%%\n", pages,
+                   zc_mrc_hits(mrc, pages),
+                   pct(zc_mrc_hits(mrc, pages), zc_mrc_accesses(mrc)));
+        }
+    }
     zc_mrc_destroy(mrc);
     zc_memo_destroy(memo);
     return 0;
