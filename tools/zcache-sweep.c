@@ -836,9 +836,11 @@ static void plot(const zc_mrc *mrc)
                     "plot for [i=0:%zu] '%s.dat' index i using 1:4 with "
                     "linespoints title columnheader(1).' (both tiers)', "
                     "for [i=0:%zu] '' index i using 1:3 with lines dashtype 2 "
-                    "title columnheader(1).' (zcache)'\n",
+                    "title columnheader(1).' (zcache)', "
+                    "for [i=0:%zu] '' index i using 1:2 with lines dashtype 3 "
+                    "title columnheader(1).' (page cache)'\n",
                     ngroups ? ngroups - 1 : 0, o.plot,
-                    ngroups ? ngroups - 1 : 0);
+                    ngroups ? ngroups - 1 : 0, ngroups ? ngroups - 1 : 0);
         }
     }
     fclose(f);
