@@ -368,7 +368,7 @@ int zc_memo_prepare(zc_memo *m, zc_cache *c, const void *page)
     const size_t ps = c ? c->cfg.page_size : 0;
     struct zc__scratch *sc;
     uint64_t word, ns;
-    size_t clen;
+    size_t clen = 0;
     int rc;
 
     if (!m || !c || !page)

@@ -170,8 +170,9 @@ int zc__memo_compress(zc_memo *m, const void *comp,
     t0 = zc__now_ns();
     rc = compress(page, ps, out, clen, wrkmem);
     *ns = zc__now_ns() - t0;
-    if (atomic_load(&m->bytes) + ps + *clen > m->max_bytes)
-        return rc;
+    if (atomic_load(&m->bytes) + sizeof(struct entry) + ps + (rc ? 0 : *clen) >
+        m->max_bytes)
+        return rc; /* full (a soft limit: threads may overshoot a little) */
 
     e = malloc(sizeof(*e) + ps + (rc ? 0 : *clen));
     if (!e)

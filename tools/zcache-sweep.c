@@ -174,17 +174,29 @@ static size_t split_list(char *list, char **out, bool ranges)
         char *c1 = strchr(p, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
         if (ranges && c1 && c2) {
             uint64_t from, to, step;
+            int sf, st, ss;
+            bool bytes;
             *c1 = *c2 = '\0';
-            if (zc_parse_size(p, &from) < 0 || zc_parse_size(c1 + 1, &to) < 0 ||
-                zc_parse_size(c2 + 1, &step) < 0 || step == 0 || to < from)
+            sf = zc_parse_size(p, &from);
+            st = zc_parse_size(c1 + 1, &to);
+            ss = zc_parse_size(c2 + 1, &step);
+            if (sf < 0 || st < 0 || ss < 0 || step == 0 || to < from)
                 die(2, "range %s: want FROM:TO:STEP", p);
+            /* Sizes with a suffix are bytes; say so in each value, so that
+             * page-cache sizes are read as bytes, not pages. */
+            bytes = sf == 1 || st == 1 || ss == 1;
             for (uint64_t v = from; v <= to; v += step) {
                 if (n == MAX_LIST)
                     die(2, "more than %s values in a list", "64");
                 out[n] = malloc(24);
                 if (!out[n])
                     die(1, "%s", "out of memory");
-                snprintf(out[n++], 24, "%" PRIu64, v);
+                if (bytes && v % 1024 == 0)
+                    snprintf(out[n++], 24, "%" PRIu64 "K", v / 1024);
+                else if (bytes)
+                    die(2, "range %s: sizes in bytes must be whole KiB", p);
+                else
+                    snprintf(out[n++], 24, "%" PRIu64, v);
             }
             continue;
         }
@@ -394,6 +406,13 @@ static void run_group(uint64_t pc_pages, struct job **group, size_t n,
                 j->rc = 2;
                 continue;
             }
+            if (cfg.page_size != o.page_size) {
+                snprintf(j->err, sizeof(j->err),
+                         "page_size=%zu differs from the trace's %zu",
+                         cfg.page_size, o.page_size);
+                j->rc = 2;
+                continue;
+            }
             if ((rc = zc_cache_create(&cfg, &j->zc))) {
                 snprintf(j->err, sizeof(j->err), "%.512s: %s", j->spec,
                          zc_strerror(rc));
@@ -462,7 +481,8 @@ static void run_lockstep(zc_mrc *mrc)
     pthread_barrier_init(&ls.prepared, NULL, (unsigned)ls.nthreads);
     pthread_barrier_init(&ls.done, NULL, (unsigned)ls.nthreads);
     for (int t = 1; t < ls.nthreads; t++)
-        pthread_create(&th[t], NULL, ls_worker, (void *)(intptr_t)t);
+        if (pthread_create(&th[t], NULL, ls_worker, (void *)(intptr_t)t))
+            die(1, "%s", "cannot start a thread");
     for (size_t i = 0; i < njobs;) {
         size_t n = 0;
         while (i + n < njobs && jobs[i + n].pc_pages == jobs[i].pc_pages) {
@@ -498,6 +518,13 @@ static void play(struct job *j)
         cfg.page_size = o.page_size;
         cfg.memo = memo;
         if (zc_config_parse_error(&cfg, j->spec, j->err, sizeof(j->err))) {
+            j->rc = 2;
+            return;
+        }
+        if (cfg.page_size != o.page_size) {
+            snprintf(j->err, sizeof(j->err),
+                     "page_size=%zu differs from the stream's %zu",
+                     cfg.page_size, o.page_size);
             j->rc = 2;
             return;
         }
@@ -571,12 +598,16 @@ static void add_job(uint64_t pc, const char *ops, const char *cap,
     j->cap_bytes = size_arg(cap, false, "--capacity");
     n = (size_t)snprintf(j->spec, sizeof(j->spec), "%s%scapacity=%s", o.zbase,
                          *o.zbase ? "," : "", cap);
+    if (n >= sizeof(j->spec))
+        die(2, "a zcache spec longer than %s bytes", "511");
     for (int s = 0; s < o.nsets; s++) {
         char vals[512], *v[MAX_LIST];
         snprintf(vals, sizeof(vals), "%s", o.set_vals[s]);
         split(vals, v);
         n += (size_t)snprintf(j->spec + n, sizeof(j->spec) - n, ",%s=%s",
                               o.set_key[s], v[pick[s]]);
+        if (n >= sizeof(j->spec))
+            die(2, "a zcache spec longer than %s bytes", "511");
         if (strlen(j->group) + strlen(o.set_key[s]) + strlen(v[pick[s]]) + 3 <
             sizeof(j->group))
             sprintf(j->group + strlen(j->group), ", %s=%s", o.set_key[s],
@@ -945,7 +976,8 @@ int main(int argc, char **argv)
     if (is_ops) {
         /* A .zct: every configuration reads it in a thread of its own. */
         for (int t = 0; t < o.jobs; t++)
-            pthread_create(&th[t], NULL, worker, NULL);
+            if (pthread_create(&th[t], NULL, worker, NULL))
+                die(1, "%s", "cannot start a thread");
         for (int t = 0; t < o.jobs; t++)
             pthread_join(th[t], NULL);
     } else {
