@@ -281,6 +281,35 @@ static void parse_args(int argc, char **argv)
         die(2, "%s", "--memory splits memory: no --page-cache or --capacity");
 }
 
+/* The cache of a job's spec (NULL and 0 for "off"); on failure the job
+ * says why and 2 is returned. */
+static int open_cache(struct job *j, zc_cache **zc)
+{
+    zc_config cfg = zc_config_default();
+    int rc;
+
+    *zc = NULL;
+    if (!j->spec[0])
+        return 0;
+    cfg.page_size = o.page_size;
+    cfg.memo = memo;
+    if (zc_config_parse_error(&cfg, j->spec, j->err, sizeof(j->err)))
+        return j->rc = 2;
+    if (cfg.page_size != o.page_size) {
+        snprintf(j->err, sizeof(j->err),
+                 "page_size=%zu differs from the trace's %zu", cfg.page_size,
+                 o.page_size);
+        return j->rc = 2;
+    }
+    if ((rc = zc_cache_create(&cfg, zc))) {
+        snprintf(j->err, sizeof(j->err), "%.512s: %s", j->spec,
+                 zc_strerror(rc));
+        return j->rc = 2;
+    }
+    snprintf(j->compressor, sizeof(j->compressor), "%s", cfg.compressor);
+    return 0;
+}
+
 /* ---- lockstep: one page-cache model, many caches ------------------------ */
 
 /*
@@ -398,30 +427,8 @@ static void run_group(uint64_t pc_pages, struct job **group, size_t n,
 
     for (size_t i = 0; i < n; i++) {
         struct job *j = group[i];
-        zc_config cfg = zc_config_default();
-        if (j->spec[0]) {
-            cfg.page_size = o.page_size;
-            cfg.memo = memo;
-            if (zc_config_parse_error(&cfg, j->spec, j->err, sizeof(j->err))) {
-                j->rc = 2;
-                continue;
-            }
-            if (cfg.page_size != o.page_size) {
-                snprintf(j->err, sizeof(j->err),
-                         "page_size=%zu differs from the trace's %zu",
-                         cfg.page_size, o.page_size);
-                j->rc = 2;
-                continue;
-            }
-            if ((rc = zc_cache_create(&cfg, &j->zc))) {
-                snprintf(j->err, sizeof(j->err), "%.512s: %s", j->spec,
-                         zc_strerror(rc));
-                j->rc = 2;
-                continue;
-            }
-            snprintf(j->compressor, sizeof(j->compressor), "%s",
-                     cfg.compressor);
-        }
+        if (open_cache(j, &j->zc))
+            continue;
         if (zc_player_create(j->zc, &j->player))
             die(1, "%s", "out of memory");
     }
@@ -507,34 +514,14 @@ static void run_lockstep(zc_mrc *mrc)
 
 static void play(struct job *j)
 {
-    zc_config cfg = zc_config_default();
-    zc_cache *zc = NULL;
+    zc_cache *zc;
     zc_ops_reader *in;
     zc_player *p;
     zc_op op;
     int rc;
 
-    if (j->spec[0]) {
-        cfg.page_size = o.page_size;
-        cfg.memo = memo;
-        if (zc_config_parse_error(&cfg, j->spec, j->err, sizeof(j->err))) {
-            j->rc = 2;
-            return;
-        }
-        if (cfg.page_size != o.page_size) {
-            snprintf(j->err, sizeof(j->err),
-                     "page_size=%zu differs from the stream's %zu",
-                     cfg.page_size, o.page_size);
-            j->rc = 2;
-            return;
-        }
-        if ((rc = zc_cache_create(&cfg, &zc))) {
-            snprintf(j->err, sizeof(j->err), "%.512s: %s", j->spec,
-                     zc_strerror(rc));
-            j->rc = 2;
-            return;
-        }
-    }
+    if (open_cache(j, &zc))
+        return;
     if (zc_ops_open(j->ops, &in, j->err, sizeof(j->err)) ||
         zc_player_create(zc, &p)) {
         j->rc = 2;
