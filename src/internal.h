@@ -113,6 +113,10 @@ struct zc__allocator_ops {
     void (*write)(void *a, uint32_t handle, const void *src, size_t len);
     /* Objects that must go with this one for its frame to become free. */
     unsigned (*buddies)(void *a, uint32_t handle, uint32_t *out, unsigned max);
+    /* Every other object with bytes in a frame that this one occupies (a
+     * frame-LRU policy evicts and refreshes them together).  At most max
+     * are written; returns how many were. */
+    unsigned (*mates)(void *a, uint32_t handle, uint32_t *out, unsigned max);
     /* Verify; *objects = objects held.  0 or -ZC_ECORRUPT. */
     int (*check)(const void *a, uint64_t *objects);
 };

@@ -247,5 +247,6 @@ const struct zc__allocator_ops zc__allocator_zbud = {
     .map = zb_map,
     .write = zb_write,
     .buddies = zb_buddies,
+    .mates = zb_buddies,
     .check = zb_check,
 };

@@ -632,5 +632,6 @@ const struct zc__allocator_ops zc__allocator_zsmalloc = {
     .map = zs_map,
     .write = zs_write,
     .buddies = zs_buddies,
+    .mates = zs_buddies,
     .check = zs_check,
 };
