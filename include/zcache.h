@@ -80,11 +80,15 @@ enum {
 /** Reasons why zc_put_page() did not store a page: positive return values.
  *  A page that is not stored is simply absent; later gets miss. */
 enum {
-    ZC_PUT_REJECT_POOR = 1,    /* compressed size above accept_percent */
-    ZC_PUT_REJECT_NOSPACE = 2, /* no room even after evicting everything
-                                  evictable (e.g. capacity 0) */
-    ZC_PUT_REJECT_RACE = 3,    /* the pool was invalidated while the page
-                                  was being compressed */
+    ZC_PUT_REJECT_POOR = 1,     /* compressed size above accept_percent */
+    ZC_PUT_REJECT_NOSPACE = 2,  /* no room even after evicting everything
+                                   evictable (e.g. capacity 0) */
+    ZC_PUT_REJECT_RACE = 3,     /* the pool was invalidated while the page
+                                   was being compressed */
+    ZC_PUT_REJECT_FULL = 4,     /* hysteresis: the arena filled up and has
+                                   not yet drained to hysteresis_percent */
+    ZC_PUT_REJECT_INACTIVE = 5, /* active_only: the page was never
+                                   re-referenced in the page cache */
 };
 
 /** A human-readable text for any value the API returns: 0, a negative
@@ -130,19 +134,38 @@ typedef struct zc_config {
                                 0 stores only same-filled pages; at most
                                 ZC_CAPACITY_MAX */
     size_t page_size;        /* a power of two, 512..65536; default 4096 */
-    const char *compressor;  /* "lzo" (lzo1x_1, default), "none" (raw) */
-    const char *allocator;   /* "zsmalloc" (default), "zbud" */
-    const char *policy;      /* "lru" (default) */
+    const char *compressor;  /* "lzo" (lzo1x_1, default), "lz4", "zstd"
+                                (when built), "none" (raw) */
+    int level;               /* the compressor's level; 0 = its default
+                                (lzo 1..9, lz4 1..12, zstd -7..22) */
+    const char *allocator;   /* "zsmalloc" (default), "zbud", "z3fold",
+                                "xvmalloc" */
+    const char *policy;      /* "lru" (default), "fifo", "clock",
+                                "frame_lru", "gdsf" */
     unsigned accept_percent; /* keep a page only if its compressed size is at
                                 most page_size*accept_percent/100; 0..100,
                                 default 50 (zcache's half-size rule) */
-    bool same_filled;        /* pages of one repeated 64-bit word are kept
-                                with no arena space; default true */
-    bool exclusive_gets;     /* a hit on a private pool removes the copy;
-                                default true.  Shared pools always keep it */
-    zc_mem mem;              /* all heap memory; {0} = malloc/free */
-    struct zc_memo *memo;    /* NULL, or a compression memo shared with
-                                other caches (zc_memo_create()) */
+    bool store_raw;          /* pages above accept_percent are stored
+                                uncompressed instead of rejected (zram's
+                                and modern zswap's choice); default false */
+    unsigned hysteresis_percent; /* 0 (default): evict as needed.  1..100:
+                                once a put finds the arena full, evict by
+                                the policy down to this percent of the
+                                capacity and reject the put (zswap's
+                                accept_threshold_percent, its shrinker
+                                run at once) */
+    bool active_only;            /* admit only puts flagged ZC_PUT_ACTIVE (pages
+                                    re-referenced while in the page cache, the
+                                    filter of zcache2); default false */
+    bool dedup;                  /* pages of identical content share one stored
+                                    copy; default false */
+    bool same_filled;            /* pages of one repeated 64-bit word are kept
+                                    with no arena space; default true */
+    bool exclusive_gets;         /* a hit on a private pool removes the copy;
+                                    default true.  Shared pools always keep it */
+    zc_mem mem;                  /* all heap memory; {0} = malloc/free */
+    struct zc_memo *memo;        /* NULL, or a compression memo shared with
+                                    other caches (zc_memo_create()) */
 } zc_config;
 
 /**
@@ -287,6 +310,17 @@ ZC_API int zc_init_shared_fs(zc_cache *c, const uint8_t uuid[16],
 ZC_API int zc_put_page(zc_cache *c, int pool, const zc_filekey *key,
                        uint64_t index, const void *page);
 
+/** Hints to zc_put_page_flags(). */
+#define ZC_PUT_ACTIVE                                                          \
+    1u /* the page was re-referenced while it was in the                       \
+          page cache (the kernel's PageActive) */
+
+/** zc_put_page() with hints (ZC_PUT_* flags, 0 for none): what the
+ *  configuration's admission rules may look at (active_only).  Unknown
+ *  flag bits are -ZC_EINVAL.  Otherwise as zc_put_page(). */
+ZC_API int zc_put_page_flags(zc_cache *c, int pool, const zc_filekey *key,
+                             uint64_t index, const void *page, unsigned flags);
+
 /**
  * Look up a page and copy it into page[page_size].
  *
@@ -350,7 +384,8 @@ typedef struct zc_stats {
                                    (compressed form did not fit one) */
     uint64_t orig_data_size;    /* bytes of the pages held now */
     uint64_t compr_data_size;   /* compressed bytes held now (raw pages count a
-                                   page; same-filled pages nothing) */
+                                   page; same-filled pages nothing; a copy
+                                   shared by dedup once) */
     uint64_t mem_used_total;    /* arena bytes in frames in use now */
     uint64_t arena_bytes;       /* arena bytes obtained from mem now */
     uint64_t meta_bytes;        /* all other heap bytes held now */
@@ -359,8 +394,19 @@ typedef struct zc_stats {
                                    (liblzo2 wants 128 KiB), not per page */
     uint64_t reject_compress_poor; /* puts rejected by accept_percent */
     uint64_t reject_nospace;       /* puts rejected for lack of room */
-    uint64_t reject_race; /* puts dropped: pool invalidated meanwhile */
-    uint64_t compress_ns; /* time compressing pages then stored */
+    uint64_t reject_race;     /* puts dropped: pool invalidated meanwhile */
+    uint64_t reject_full;     /* puts rejected by hysteresis */
+    uint64_t reject_inactive; /* puts rejected by active_only */
+    uint64_t raw_stored;      /* puts stored raw by store_raw */
+    uint64_t dedup_hits;      /* stored puts that shared a copy already held */
+    uint64_t shared_pages;    /* pages held now through a copy shared with an
+                                 earlier page (dedup): stored_pages minus the
+                                 copies held, same-filled pages aside */
+    uint64_t frag_bytes;      /* of mem_used_total, bytes no object occupies
+                                 (allocator headers, class rounding, free
+                                 space in frames in use); fragmentation =
+                                 frag_bytes / mem_used_total */
+    uint64_t compress_ns;     /* time compressing pages then stored */
     uint64_t compress_ns_rejected; /* time compressing pages then rejected */
     uint64_t decompress_ns;        /* time decompressing (or copying) on gets */
     uint64_t compactions;          /* objects moved by allocator compaction */

@@ -93,7 +93,7 @@ static struct zc__scratch *scratch_get(zc_cache *c)
     if (sc)
         return sc;
     head = (sizeof(*sc) + 15) & ~(size_t)15;
-    wrk = (c->comp->wrkmem_size(c->cfg.page_size) + 15) & ~(size_t)15;
+    wrk = (c->comp->wrkmem_size(c->cfg.page_size, c->level) + 15) & ~(size_t)15;
     bytes = head + wrk + ZC__OBJ_HDR + c->comp->bound(c->cfg.page_size);
     sc = zc__alloc(&c->mem, bytes);
     if (!sc)
@@ -184,22 +184,46 @@ static void drop_object(zc_cache *c, uint32_t oid)
 static bool evict_one(zc_cache *c)
 {
     uint32_t victim = c->pops->victim(c->pstate);
-    uint32_t h, buddies[4], eids[4];
+    uint32_t h, buddies[4], *with = buddies;
     unsigned n = 0;
 
     if (!victim)
         return false;
     h = zc__ent(&c->idx.ents, victim)->handle;
-    if (!(h & ZC__HANDLE_RAW))
-        n = c->aops->buddies(c->alloc, h, buddies, 4);
+    if (!(h & ZC__HANDLE_RAW)) {
+        if (c->pops->whole_frames) {
+            with = c->mates;
+            n = c->aops->mates(c->alloc, h, with, c->mates_max);
+        } else {
+            n = c->aops->buddies(c->alloc, h, with, 4);
+        }
+    }
+    /* Handles to entries first: dropping one may compact the others. */
     for (unsigned i = 0; i < n; i++) {
         uint16_t size;
-        zc__read_hdr(c, buddies[i], &eids[i], &size);
+        zc__read_hdr(c, with[i], &with[i], &size);
     }
     for (unsigned i = 0; i < n; i++)
-        drop(c, zc__page_object(&c->idx, eids[i]), eids[i], DROP_EVICT);
+        drop(c, zc__page_object(&c->idx, with[i]), with[i], DROP_EVICT);
     drop(c, zc__page_object(&c->idx, victim), victim, DROP_EVICT);
     return true;
+}
+
+/* A page was stored or hit: with a frame policy, its frame mates are
+ * refreshed with it, so that a frame's pages keep together. */
+static void touch_mates(zc_cache *c, uint32_t h)
+{
+    unsigned n;
+
+    if (!c->pops->whole_frames || (h & ZC__HANDLE_RAW))
+        return;
+    n = c->aops->mates(c->alloc, h, c->mates, c->mates_max);
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t eid;
+        uint16_t size;
+        zc__read_hdr(c, c->mates[i], &eid, &size);
+        c->pops->touch(c->pstate, eid);
+    }
 }
 
 /* The allocator moved an object: point its entry at the new place. */
@@ -224,8 +248,13 @@ static void cache_free_parts(zc_cache *c)
     if (c->alloc)
         c->aops->destroy(c->alloc);
     c->alloc = NULL;
-    if (c->pstate)
+    if (c->pstate) {
+        if (c->pops->destroy)
+            c->pops->destroy(c->pstate);
         zc__free(&c->mem, c->pstate, c->pops->state_size);
+    }
+    zc__free(&c->mem, c->dwrk, c->dwrk_bytes);
+    zc__free(&c->mem, c->mates, (size_t)c->mates_max * sizeof(uint32_t));
     zc__index_destroy(&c->idx);
     zc__arena_destroy(&c->arena);
     zc__free(&c->mem, c->bounce, c->cfg.page_size);
@@ -264,6 +293,8 @@ int zc_cache_create(const zc_config *cfg, zc_cache **out)
     c->cfg.allocator = c->aops->name;
     c->cfg.policy = c->pops->name;
     c->accept_bytes = cfg->page_size * cfg->accept_percent / 100;
+    c->level = cfg->level ? cfg->level : c->comp->default_level;
+    c->cfg.level = c->level;
     atomic_init(&c->epoch, 0);
     atomic_init(&c->work_bytes, 0);
     if (pthread_mutex_init(&c->lock, NULL)) {
@@ -285,12 +316,25 @@ int zc_cache_create(const zc_config *cfg, zc_cache **out)
     c->pstate = zc__calloc(&c->mem, c->pops->state_size);
     if (!c->bounce || !c->pstate)
         goto fail;
+    c->dwrk_bytes = c->comp->dwrkmem_size(cfg->page_size);
+    if (c->dwrk_bytes && !(c->dwrk = zc__alloc(&c->mem, c->dwrk_bytes)))
+        goto fail;
+    if (c->pops->whole_frames) {
+        /* An object's frames hold at most two frames' worth of others
+         * (objects take at least 8 bytes) and the cache's header. */
+        c->mates_max = (unsigned)(2 * cfg->page_size / 8 + 8);
+        c->mates = zc__alloc(&c->mem, c->mates_max * sizeof(uint32_t));
+        if (!c->mates)
+            goto fail;
+    }
     /* The first entry chunk holds entry 0, the policies' sentinel. */
     rc = zc__entry_new(&c->idx, &first);
     if (rc)
         goto fail;
     zc__entry_free(&c->idx, first);
-    c->pops->init(c->pstate, &c->idx.ents);
+    rc = c->pops->init(c->pstate, &c->idx.ents, &c->mem);
+    if (rc)
+        goto fail;
     rc = c->aops->create(&c->arena, &c->mem, &reloc, &c->alloc);
     if (rc)
         goto fail;
@@ -378,7 +422,7 @@ int zc_memo_prepare(zc_memo *m, zc_cache *c, const void *page)
     sc = scratch_get(c);
     if (!sc)
         return -ZC_ENOMEM;
-    rc = zc__memo_compress(m, c->comp, c->comp->compress, page, ps,
+    rc = zc__memo_compress(m, c->comp, c->level, page, ps,
                            sc->out + ZC__OBJ_HDR, &clen, sc->wrkmem, &ns);
     scratch_put(c, sc);
     (void)rc; /* a failed compression is remembered like any other */
@@ -387,8 +431,25 @@ int zc_memo_prepare(zc_memo *m, zc_cache *c, const void *page)
 
 /* ---- put ---------------------------------------------------------------- */
 
+/* Hysteresis: the arena is full.  Evict by the policy down to the
+ * watermark, as zswap's shrinker would before it accepts again. */
+static void shrink_to_watermark(zc_cache *c)
+{
+    uint32_t target = (uint32_t)((uint64_t)c->arena.max_frames *
+                                 c->cfg.hysteresis_percent / 100);
+
+    while (c->arena.frames_used > target && evict_one(c))
+        ;
+}
+
 int zc_put_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
                 const void *page)
+{
+    return zc_put_page_flags(c, pool, key, index, page, 0);
+}
+
+int zc_put_page_flags(zc_cache *c, int pool, const zc_filekey *key,
+                      uint64_t index, const void *page, unsigned flags)
 {
     const size_t ps = c ? c->cfg.page_size : 0;
     struct zc__scratch *sc = NULL;
@@ -396,26 +457,29 @@ int zc_put_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
     uint64_t epoch0, word = 0, dt = 0;
     size_t clen = 0;
     uint32_t oid, eid, handle = ZC__HANDLE_SAME;
-    bool same, raw = false;
+    bool same = false, raw = false, inactive, full = false;
     int rc = 0, crc = 0;
 
-    if (!c || !key || !page)
+    if (!c || !key || !page || (flags & ~ZC_PUT_ACTIVE))
         return -ZC_EINVAL;
     epoch0 = atomic_load(&c->epoch);
-    same = c->cfg.same_filled && is_same_filled(page, ps, &word);
-    if (!same) {
+    /* A page the admission filter refuses costs no compression. */
+    inactive = c->cfg.active_only && !(flags & ZC_PUT_ACTIVE);
+    if (!inactive)
+        same = c->cfg.same_filled && is_same_filled(page, ps, &word);
+    if (!same && !inactive) {
         sc = scratch_get(c);
         if (!sc) {
             crc = -ZC_ENOMEM;
         } else {
             if (c->cfg.memo) {
-                crc = zc__memo_compress(c->cfg.memo, c->comp, c->comp->compress,
-                                        page, ps, sc->out + ZC__OBJ_HDR, &clen,
+                crc = zc__memo_compress(c->cfg.memo, c->comp, c->level, page,
+                                        ps, sc->out + ZC__OBJ_HDR, &clen,
                                         sc->wrkmem, &dt);
             } else {
                 uint64_t t0 = zc__now_ns();
                 crc = c->comp->compress(page, ps, sc->out + ZC__OBJ_HDR, &clen,
-                                        sc->wrkmem);
+                                        sc->wrkmem, c->level);
                 dt = zc__now_ns() - t0;
             }
         }
@@ -446,16 +510,24 @@ int zc_put_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
         rc = crc;
         goto out;
     }
+    if (inactive) {
+        c->st.reject_inactive++;
+        rc = ZC_PUT_REJECT_INACTIVE;
+        goto out;
+    }
     if (!same) {
         size_t b = clen * 16 / ps;
         c->st.compr_size_hist[b < ZC_HIST_BUCKETS ? b : ZC_HIST_BUCKETS - 1]++;
         if (clen > c->accept_bytes) {
-            c->st.reject_compress_poor++;
-            c->st.compress_ns_rejected += dt;
-            rc = ZC_PUT_REJECT_POOR;
-            goto out;
+            if (!c->cfg.store_raw) {
+                c->st.reject_compress_poor++;
+                c->st.compress_ns_rejected += dt;
+                rc = ZC_PUT_REJECT_POOR;
+                goto out;
+            }
+            raw = true;
         }
-        raw = clen + ZC__OBJ_HDR > c->obj_max;
+        raw = raw || clen + ZC__OBJ_HDR > c->obj_max;
     }
     /* Index first: a failure here leaves the cache as it was, and the
      * object is pinned (count + 1) so that evicting its other pages to
@@ -479,14 +551,38 @@ int zc_put_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
             } else {
                 rc = c->aops->alloc(c->alloc, clen + ZC__OBJ_HDR, &handle);
             }
-            if (rc != -ZC_ENOSPC || !evict_one(c))
+            if (rc != -ZC_ENOSPC)
                 break;
+            if (c->cfg.hysteresis_percent) {
+                shrink_to_watermark(c);
+                full = true;
+                break;
+            }
+            if (!evict_one(c))
+                break;
+        }
+        if (!rc) {
+            rc = c->pops->insert(c->pstate, eid,
+                                 raw ? (uint32_t)ps
+                                     : (uint32_t)(clen + ZC__OBJ_HDR));
+            if (rc) {
+                if (raw)
+                    zc__arena_free(&c->arena, handle & ~ZC__HANDLE_RAW);
+                else
+                    c->aops->free(c->alloc, handle);
+            }
         }
         zc__obj(&c->idx, oid)->count--;
         if (rc) {
             zc__entry_free(&c->idx, eid);
             if (zc__obj(&c->idx, oid)->count == 0)
                 zc__object_release(&c->idx, oid);
+        }
+        if (rc == -ZC_ENOSPC && full) {
+            c->st.reject_full++;
+            c->st.compress_ns_rejected += dt;
+            rc = ZC_PUT_REJECT_FULL;
+            goto out;
         }
         if (rc == -ZC_ENOSPC) {
             c->st.reject_nospace++;
@@ -511,6 +607,8 @@ int zc_put_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
                        page, ps);
                 c->st.raw_pages++;
                 c->st.compr_data_size += ps;
+                if (clen > c->accept_bytes)
+                    c->st.raw_stored++;
             } else {
                 uint16_t size = (uint16_t)clen;
                 memcpy(sc->out, &eid, 4);
@@ -518,7 +616,7 @@ int zc_put_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
                 c->aops->write(c->alloc, handle, sc->out, clen + ZC__OBJ_HDR);
                 c->st.compr_data_size += clen;
             }
-            c->pops->insert(c->pstate, eid);
+            touch_mates(c, handle);
             c->st.compress_ns += dt;
         }
     }
@@ -578,7 +676,7 @@ int zc_get_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
         zc__read_hdr(c, h, &owner, &size);
         src = c->aops->map(c->alloc, h, ZC__OBJ_HDR + (size_t)size, c->bounce);
         if (owner != eid || c->comp->decompress(src + ZC__OBJ_HDR, size, page,
-                                                c->cfg.page_size)) {
+                                                c->cfg.page_size, c->dwrk)) {
             /* Never hand out what we cannot vouch for. */
             drop(c, oid, eid, DROP_INVALIDATE);
             rc = -ZC_ECORRUPT;
@@ -588,8 +686,10 @@ int zc_get_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
     c->st.decompress_ns += zc__now_ns() - t0;
     if (c->cfg.exclusive_gets && !p->shared)
         drop(c, oid, eid, DROP_EXCLUSIVE);
-    else if (h != ZC__HANDLE_SAME)
+    else if (h != ZC__HANDLE_SAME) {
         c->pops->touch(c->pstate, eid);
+        touch_mates(c, h);
+    }
     c->st.succ_gets++;
 out:
     pthread_mutex_unlock(&c->lock);

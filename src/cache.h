@@ -40,7 +40,12 @@ struct zc_cache {
     struct zc__index idx;
     uint8_t *bounce;     /* one object that straddles frames, under lock */
     size_t accept_bytes; /* largest compressed size kept */
-    size_t obj_max;      /* largest object the allocator takes */
+    int level;           /* the compressor's level, resolved */
+    uint8_t *dwrk;       /* decompression work memory, under lock */
+    size_t dwrk_bytes;
+    uint32_t *mates; /* frame mates of one object, under lock */
+    unsigned mates_max;
+    size_t obj_max;             /* largest object the allocator takes */
     atomic_uint_fast64_t epoch; /* bumped by every pool creation and drop */
     atomic_size_t work_bytes;   /* scratch buffers held */
     zc_stats st;                /* counters; "now" fields are filled on read */

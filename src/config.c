@@ -48,6 +48,15 @@ int zc__config_validate(const zc_config *cfg)
         return -ZC_EINVAL;
     if (!cfg->compressor || !zc__find_compressor(cfg->compressor))
         return -ZC_EINVAL;
+    {
+        const struct zc__compressor_ops *o =
+            zc__find_compressor(cfg->compressor);
+        if (cfg->level &&
+            (cfg->level < o->min_level || cfg->level > o->max_level))
+            return -ZC_EINVAL;
+    }
+    if (cfg->hysteresis_percent > 100)
+        return -ZC_EINVAL;
     if (!cfg->allocator || !zc__find_allocator(cfg->allocator))
         return -ZC_EINVAL;
     if (!cfg->policy || !zc__find_policy(cfg->policy))
@@ -128,11 +137,27 @@ static void trim(char **s)
     *s = b;
 }
 
+/* The boolean field a key names, or NULL. */
+static bool *bool_field(zc_config *cfg, const char *key)
+{
+    if (strcmp(key, "same_filled") == 0)
+        return &cfg->same_filled;
+    if (strcmp(key, "exclusive_gets") == 0)
+        return &cfg->exclusive_gets;
+    if (strcmp(key, "store_raw") == 0)
+        return &cfg->store_raw;
+    if (strcmp(key, "active_only") == 0)
+        return &cfg->active_only;
+    if (strcmp(key, "dedup") == 0)
+        return &cfg->dedup;
+    return NULL;
+}
+
 /* Apply one key=value; 0 or -1 with a message in err. */
 static int apply(zc_config *cfg, char *key, char *val, char *err, size_t errlen)
 {
     size_t n;
-    bool b;
+    bool b, *bp;
 
     if (strcmp(key, "capacity") == 0 || strcmp(key, "capacity_bytes") == 0) {
         if (parse_size(val, &n))
@@ -153,20 +178,40 @@ static int apply(zc_config *cfg, char *key, char *val, char *err, size_t errlen)
             return -1;
         }
         cfg->accept_percent = (unsigned)n;
-    } else if (strcmp(key, "same_filled") == 0 ||
-               strcmp(key, "exclusive_gets") == 0) {
+    } else if (strcmp(key, "hysteresis_percent") == 0) {
+        if (parse_size(val, &n) || n > 100 ||
+            !isdigit((unsigned char)val[strlen(val) - 1])) {
+            snprintf(err, errlen, "hysteresis_percent=%s: want 0 to 100", val);
+            return -1;
+        }
+        cfg->hysteresis_percent = (unsigned)n;
+    } else if (strcmp(key, "level") == 0) {
+        char *end;
+        long v;
+        errno = 0;
+        v = strtol(val, &end, 10);
+        if (errno || *end || v < -1000 || v > 1000) {
+            snprintf(err, errlen, "level=%s: not a level (an integer)", val);
+            return -1;
+        }
+        cfg->level = (int)v;
+    } else if ((bp = bool_field(cfg, key))) {
         if (parse_bool(val, &b)) {
             snprintf(err, errlen, "%s=%s: want true or false", key, val);
             return -1;
         }
-        if (key[0] == 's')
-            cfg->same_filled = b;
-        else
-            cfg->exclusive_gets = b;
+        *bp = b;
     } else if (strcmp(key, "compressor") == 0) {
         const struct zc__compressor_ops *o = zc__find_compressor(val);
-        if (!o)
+        if (!o) {
+            const char *why = zc__backend_absent(ZC_BACKEND_COMPRESSOR, val);
+            if (why) {
+                snprintf(err, errlen, "compressor=%s: this library was %s", val,
+                         why);
+                return -1;
+            }
             goto unknown_backend;
+        }
         cfg->compressor = o->name;
     } else if (strcmp(key, "allocator") == 0) {
         const struct zc__allocator_ops *o = zc__find_allocator(val);
@@ -181,7 +226,8 @@ static int apply(zc_config *cfg, char *key, char *val, char *err, size_t errlen)
     } else {
         snprintf(err, errlen,
                  "unknown key '%s' (keys: capacity, page_size, compressor, "
-                 "allocator, policy, accept_percent, same_filled, "
+                 "level, allocator, policy, accept_percent, store_raw, "
+                 "hysteresis_percent, active_only, dedup, same_filled, "
                  "exclusive_gets)",
                  key);
         return -1;
@@ -251,6 +297,23 @@ int zc_config_parse_error(zc_config *cfg, const char *spec, char *err,
         }
     }
     free(copy);
+    if (!rc && cfg->level && cfg->compressor) {
+        /* Checked last: the spec may name the compressor after the level. */
+        const struct zc__compressor_ops *o =
+            zc__find_compressor(cfg->compressor);
+        if (o && (cfg->level < o->min_level || cfg->level > o->max_level)) {
+            if (o->min_level == o->max_level)
+                snprintf(err, errlen, "level=%d: compressor %s has no levels",
+                         cfg->level, o->name);
+            else
+                snprintf(err, errlen,
+                         "level=%d: compressor %s takes %d to %d (0: its "
+                         "default, %d)",
+                         cfg->level, o->name, o->min_level, o->max_level,
+                         o->default_level);
+            rc = -ZC_EINVAL;
+        }
+    }
     return rc;
 }
 
@@ -265,15 +328,19 @@ int zc_config_format(const zc_config *cfg, char *buf, size_t len)
 
     if (!cfg || (!buf && len))
         return -ZC_EINVAL;
+#define TF(b) ((b) ? "true" : "false")
     n = snprintf(buf, len,
-                 "capacity=%zu,page_size=%zu,compressor=%s,allocator=%s,"
-                 "policy=%s,accept_percent=%u,same_filled=%s,"
-                 "exclusive_gets=%s",
+                 "capacity=%zu,page_size=%zu,compressor=%s,level=%d,"
+                 "allocator=%s,policy=%s,accept_percent=%u,store_raw=%s,"
+                 "hysteresis_percent=%u,active_only=%s,dedup=%s,"
+                 "same_filled=%s,exclusive_gets=%s",
                  cfg->capacity_bytes, cfg->page_size,
-                 cfg->compressor ? cfg->compressor : "",
+                 cfg->compressor ? cfg->compressor : "", cfg->level,
                  cfg->allocator ? cfg->allocator : "",
                  cfg->policy ? cfg->policy : "", cfg->accept_percent,
-                 cfg->same_filled ? "true" : "false",
-                 cfg->exclusive_gets ? "true" : "false");
+                 TF(cfg->store_raw), cfg->hysteresis_percent,
+                 TF(cfg->active_only), TF(cfg->dedup), TF(cfg->same_filled),
+                 TF(cfg->exclusive_gets));
+#undef TF
     return n < 0 ? -ZC_EINVAL : n;
 }

@@ -16,6 +16,7 @@
 #define ZC_INTERNAL_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -81,13 +82,17 @@ static inline uint8_t *zc__arena_frame(const struct zc__arena *a,
 struct zc__compressor_ops {
     const char *name;
     const char *doc;
-    size_t (*wrkmem_size)(size_t page_size);
-    size_t (*bound)(size_t page_size); /* largest output for one page */
-    /* 0 and *out_len; -ZC_ECORRUPT if the back-end failed. */
+    int min_level, max_level, default_level; /* zc_config.level 0 = default */
+    size_t (*wrkmem_size)(size_t page_size, int level);
+    size_t (*dwrkmem_size)(size_t page_size); /* decompression, 0 if none */
+    size_t (*bound)(size_t page_size);        /* largest output for one page */
+    /* 0 and *out_len; -ZC_ECORRUPT if the back-end failed.  wrkmem is
+     * wrkmem_size(len, level) bytes, 16-byte aligned. */
     int (*compress)(const void *src, size_t len, void *dst, size_t *out_len,
-                    void *wrkmem);
+                    void *wrkmem, int level);
     /* 0 iff exactly dst_len bytes came out. */
-    int (*decompress)(const void *src, size_t len, void *dst, size_t dst_len);
+    int (*decompress)(const void *src, size_t len, void *dst, size_t dst_len,
+                      void *dwrkmem);
 };
 
 /* How an allocator tells its owner that compaction moved an object. */
@@ -127,9 +132,16 @@ struct zc__policy_ops {
     const char *name;
     const char *doc;
     size_t state_size;
-    void (*init)(void *st, struct zc__entries *ents);
-    void (*insert)(void *st, uint32_t id); /* newly stored */
-    void (*touch)(void *st, uint32_t id);  /* hit that keeps the copy */
+    /* Pages in a frame go together: the cache refreshes a page's frame
+     * mates with it and evicts them with the victim (a frame LRU). */
+    bool whole_frames;
+    /* 0; -ZC_ENOMEM.  mem is for state that grows with the pages held. */
+    int (*init)(void *st, struct zc__entries *ents, struct zc__mem *mem);
+    void (*destroy)(void *st); /* NULL if init allocates nothing */
+    /* Newly stored, taking `bytes` of the arena (object and header, or a
+     * frame).  0; -ZC_ENOMEM (the page is then not stored). */
+    int (*insert)(void *st, uint32_t id, uint32_t bytes);
+    void (*touch)(void *st, uint32_t id); /* hit that keeps the copy */
     void (*remove)(void *st, uint32_t id);
     uint32_t (*victim)(void *st); /* next to evict, 0 if none; not removed */
     uint64_t (*count)(const void *st); /* walks: entries held, for checks */
@@ -143,9 +155,17 @@ const struct zc__policy_ops *zc__find_policy(const char *name);
 
 extern const struct zc__compressor_ops zc__compressor_lzo;
 extern const struct zc__compressor_ops zc__compressor_none;
+extern const struct zc__compressor_ops zc__compressor_lz4;
+extern const struct zc__compressor_ops zc__compressor_zstd;
+/* Why a known back-end is absent from this build, or NULL. */
+const char *zc__backend_absent(zc_backend_kind kind, const char *name);
 extern const struct zc__allocator_ops zc__allocator_zsmalloc;
 extern const struct zc__allocator_ops zc__allocator_zbud;
 extern const struct zc__policy_ops zc__policy_lru;
+extern const struct zc__policy_ops zc__policy_fifo;
+extern const struct zc__policy_ops zc__policy_clock;
+extern const struct zc__policy_ops zc__policy_frame_lru;
+extern const struct zc__policy_ops zc__policy_gdsf;
 
 /* ---- config.c --------------------------------------------------------- */
 

@@ -15,7 +15,7 @@
  *
  * Layout: 256 stripes, each a mutex and an open-addressing table of entry
  * pointers (linear probing, no deletion); an entry is the page, the
- * compressed bytes and their compressor.  The memo stops taking new
+ * compressed bytes and their compressor and level.  The memo stops taking new
  * entries when max_bytes are held (later contents are simply compressed).
  * Memory is malloc's: a memo belongs to no cache's budget.
  *
@@ -34,6 +34,7 @@ enum { STRIPES = 256 };
 struct entry {
     uint64_t h[2];
     const void *comp; /* the compressor's ops: one memo serves several */
+    int level;
     size_t page_size, clen;
     uint64_t ns;
     int rc;
@@ -121,8 +122,8 @@ static void sample_hash(const void *page, size_t ps, uint64_t h[2])
 }
 
 static struct entry *find(struct stripe *st, const uint64_t h[2],
-                          const void *comp, const void *page, size_t ps,
-                          size_t *slot)
+                          const void *comp, int level, const void *page,
+                          size_t ps, size_t *slot)
 {
     size_t i;
 
@@ -132,18 +133,17 @@ static struct entry *find(struct stripe *st, const uint64_t h[2],
          i = (i + 1) & st->mask) {
         struct entry *e = st->tab[i];
         if (e->h[0] == h[0] && e->h[1] == h[1] && e->comp == comp &&
-            e->page_size == ps && !memcmp(e->data, page, ps))
+            e->level == level && e->page_size == ps &&
+            !memcmp(e->data, page, ps))
             return e;
     }
     *slot = i;
     return NULL;
 }
 
-int zc__memo_compress(zc_memo *m, const void *comp,
-                      int (*compress)(const void *, size_t, void *, size_t *,
-                                      void *),
-                      const void *page, size_t ps, void *out, size_t *clen,
-                      void *wrkmem, uint64_t *ns)
+int zc__memo_compress(zc_memo *m, const struct zc__compressor_ops *comp,
+                      int level, const void *page, size_t ps, void *out,
+                      size_t *clen, void *wrkmem, uint64_t *ns)
 {
     uint64_t h[2], t0;
     struct stripe *st;
@@ -154,7 +154,7 @@ int zc__memo_compress(zc_memo *m, const void *comp,
     sample_hash(page, ps, h);
     st = &m->s[h[0] & (STRIPES - 1)];
     pthread_mutex_lock(&st->lock);
-    e = find(st, h, comp, page, ps, &slot);
+    e = find(st, h, comp, level, page, ps, &slot);
     if (e) {
         memcpy(out, e->data + ps, e->clen);
         *clen = e->clen;
@@ -168,7 +168,7 @@ int zc__memo_compress(zc_memo *m, const void *comp,
     /* Compress outside the lock; two threads may both do it, and the
      * second finds the first's entry when it comes to insert. */
     t0 = zc__now_ns();
-    rc = compress(page, ps, out, clen, wrkmem);
+    rc = comp->compress(page, ps, out, clen, wrkmem, level);
     *ns = zc__now_ns() - t0;
     if (atomic_load(&m->bytes) + sizeof(struct entry) + ps + (rc ? 0 : *clen) >
         m->max_bytes)
@@ -179,6 +179,7 @@ int zc__memo_compress(zc_memo *m, const void *comp,
         return rc; /* the memo is an optimisation: no memory, no entry */
     memcpy(e->h, h, sizeof(h));
     e->comp = comp;
+    e->level = level;
     e->page_size = ps;
     e->clen = rc ? 0 : *clen;
     e->ns = *ns;
@@ -207,7 +208,7 @@ int zc__memo_compress(zc_memo *m, const void *comp,
         st->tab = t;
         st->mask = n - 1;
     }
-    if (find(st, h, comp, page, ps, &slot)) {
+    if (find(st, h, comp, level, page, ps, &slot)) {
         free(e); /* another thread was first */
     } else {
         st->tab[slot] = e;

@@ -15,7 +15,28 @@
 
 static const struct zc__compressor_ops *const compressors[] = {
     &zc__compressor_lzo,
+#ifdef ZC_HAVE_LZ4
+    &zc__compressor_lz4,
+#endif
+#ifdef ZC_HAVE_ZSTD
+    &zc__compressor_zstd,
+#endif
     &zc__compressor_none,
+};
+
+/* Back-ends this source tree has but this build left out, and why: an
+ * unknown name and a missing optional library deserve different errors. */
+static const struct {
+    zc_backend_kind kind;
+    const char *name, *why;
+} absent[] = {
+#ifndef ZC_HAVE_LZ4
+    {ZC_BACKEND_COMPRESSOR, "lz4", "built without liblz4 (liblz4-dev)"},
+#endif
+#ifndef ZC_HAVE_ZSTD
+    {ZC_BACKEND_COMPRESSOR, "zstd", "built without libzstd (libzstd-dev)"},
+#endif
+    {ZC_BACKEND_COMPRESSOR, NULL, NULL},
 };
 
 static const struct zc__allocator_ops *const allocators[] = {
@@ -24,7 +45,8 @@ static const struct zc__allocator_ops *const allocators[] = {
 };
 
 static const struct zc__policy_ops *const policies[] = {
-    &zc__policy_lru,
+    &zc__policy_lru,       &zc__policy_fifo, &zc__policy_clock,
+    &zc__policy_frame_lru, &zc__policy_gdsf,
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -50,6 +72,14 @@ const struct zc__policy_ops *zc__find_policy(const char *name)
     for (size_t i = 0; i < COUNT(policies); i++)
         if (strcmp(policies[i]->name, name) == 0)
             return policies[i];
+    return NULL;
+}
+
+const char *zc__backend_absent(zc_backend_kind kind, const char *name)
+{
+    for (size_t i = 0; absent[i].name; i++)
+        if (absent[i].kind == kind && strcmp(absent[i].name, name) == 0)
+            return absent[i].why;
     return NULL;
 }
 

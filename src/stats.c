@@ -27,6 +27,16 @@ int zc_stats_get(const zc_cache *cc, zc_stats *out)
     pthread_mutex_lock(&c->lock);
     *out = c->st;
     out->mem_used_total = (uint64_t)c->arena.frames_used * c->cfg.page_size;
+    /* Whatever in frames in use is not an object's bytes (data and the
+     * 6-byte header) is the allocator's: headers, rounding, free space.
+     * Computed the same way for every allocator. */
+    {
+        uint64_t objs = out->stored_pages - out->same_filled_pages -
+                        out->raw_pages - out->shared_pages;
+        uint64_t held = out->compr_data_size + objs * ZC__OBJ_HDR;
+        out->frag_bytes =
+            out->mem_used_total > held ? out->mem_used_total - held : 0;
+    }
     out->pools = c->idx.live_pools;
     out->objects = c->idx.files;
     /* Arena chunks come and go only under the cache lock, so these agree

@@ -7,8 +7,8 @@ foreach(_t test_arena test_alloc)
   target_compile_definitions(${_t} PRIVATE _POSIX_C_SOURCE=200809L)
   target_include_directories(${_t} PRIVATE ${PROJECT_SOURCE_DIR}/src
     ${PROJECT_SOURCE_DIR}/include)
-  target_link_libraries(${_t} PRIVATE PkgConfig::LZO2 PkgConfig::CMOCKA
-    Threads::Threads)
+  target_link_libraries(${_t} PRIVATE PkgConfig::LZO2 ${ZC_OPTIONAL_LIBS}
+    PkgConfig::CMOCKA Threads::Threads)
   add_test(NAME ${_t} COMMAND ${_t})
   set_tests_properties(${_t} PROPERTIES TIMEOUT 300)
 endforeach()

@@ -368,14 +368,14 @@ static void test_parse_unknown_backend_names_are_einval(void **state)
 {
     (void)state;
     static const char *bad[] = {
-        "compressor=zstd",
+        "compressor=brotli",
         "compressor=lz",
         "compressor=lzo1",
         "compressor=",
-        "allocator=z3fold",
+        "allocator=slab",
         "allocator=zsmallo",
         "allocator=",
-        "policy=fifo",
+        "policy=mru",
         "policy=lruu",
         "policy=",
         "compressor=none,allocator=slab",
@@ -462,9 +462,13 @@ static void test_parse_error_message_names_the_bad_key(void **state)
     } cases[] = {
         {"accept_percent=150", "accept_percent", "150"},
         {"capacity=12abc", "capacity", "12abc"},
-        {"compressor=zstd", "compressor", "zstd"},
-        {"allocator=z3fold", "allocator", "z3fold"},
-        {"policy=clock", "policy", "clock"},
+        {"compressor=brotli", "compressor", "brotli"},
+        {"allocator=slab", "allocator", "slab"},
+        {"policy=mru", "policy", "mru"},
+        {"level=fast", "level", "fast"},
+        {"hysteresis_percent=101", "hysteresis_percent", "101"},
+        {"dedup=perhaps", "dedup", "perhaps"},
+        {"compressor=lzo,level=10", "level", "10"},
         {"same_filled=maybe", "same_filled", "maybe"},
         {"page_size=lots", "page_size", "lots"},
     };
@@ -713,14 +717,14 @@ static void test_create_rejects_unknown_backend_names(void **state)
 {
     (void)state;
     zc_config cfg = zc_config_default();
-    cfg.compressor = "zstd";
-    assert_create_fails(&cfg, "compressor zstd");
+    cfg.compressor = "brotli";
+    assert_create_fails(&cfg, "compressor brotli");
     cfg = zc_config_default();
-    cfg.allocator = "z3fold";
-    assert_create_fails(&cfg, "allocator z3fold");
+    cfg.allocator = "slab";
+    assert_create_fails(&cfg, "allocator slab");
     cfg = zc_config_default();
-    cfg.policy = "clock";
-    assert_create_fails(&cfg, "policy clock");
+    cfg.policy = "mru";
+    assert_create_fails(&cfg, "policy mru");
     cfg = zc_config_default();
     cfg.compressor = "";
     assert_create_fails(&cfg, "compressor \"\"");
@@ -794,8 +798,10 @@ static void test_create_copies_the_config(void **state)
 
 /* ----------------------------------------------------------- registry */
 
-static void check_registry(zc_backend_kind kind, const char *const *want,
-                           size_t nwant)
+/* Every name in want is registered, and exactly nwant names are, or at
+ * least nwant when optional back-ends may add to them. */
+static void check_registry_opt(zc_backend_kind kind, const char *const *want,
+                               size_t nwant, bool more_ok)
 {
     size_t n = 0;
     while (zc_backend_name(kind, n)) {
@@ -813,7 +819,10 @@ static void check_registry(zc_backend_kind kind, const char *const *want,
         n++;
         assert_true(n < 64);
     }
-    assert_int_equal(n, nwant);
+    if (more_ok)
+        assert_true(n >= nwant);
+    else
+        assert_int_equal(n, nwant);
     for (size_t i = 0; i < nwant; i++)
         assert_true(backend_index(kind, want[i]) >= 0);
     assert_null(zc_backend_name(kind, n));
@@ -824,25 +833,90 @@ static void check_registry(zc_backend_kind kind, const char *const *want,
     assert_null(zc_backend_doc(kind, SIZE_MAX));
 }
 
+static void check_registry(zc_backend_kind kind, const char *const *want,
+                           size_t nwant)
+{
+    check_registry_opt(kind, want, nwant, false);
+}
+
 static void test_registry_lists_compressors_lzo_and_none(void **state)
 {
     (void)state;
     static const char *const want[] = {"lzo", "none"};
-    check_registry(ZC_BACKEND_COMPRESSOR, want, 2);
+    check_registry_opt(ZC_BACKEND_COMPRESSOR, want, 2, true);
+}
+
+/* lz4 and zstd are optional: a build has each, or says why not. */
+static void test_optional_compressors_exist_or_say_why_not(void **state)
+{
+    static const char *const opt[] = {"lz4", "zstd"};
+    char err[256];
+
+    (void)state;
+    for (size_t i = 0; i < ARRAY_LEN(opt); i++) {
+        zc_config cfg = zc_config_default();
+        char spec[64];
+        int rc;
+
+        snprintf(spec, sizeof(spec), "compressor=%s", opt[i]);
+        rc = zc_config_parse_error(&cfg, spec, err, sizeof(err));
+        if (backend_index(ZC_BACKEND_COMPRESSOR, opt[i]) >= 0) {
+            assert_int_equal(rc, 0);
+            assert_string_equal(cfg.compressor, opt[i]);
+        } else {
+            assert_int_equal(rc, -ZC_EINVAL);
+            assert_non_null(strstr(err, "built without"));
+        }
+    }
+}
+
+/* Levels: 0 is the default; each compressor takes its own range. */
+static void test_level_range_is_the_compressors(void **state)
+{
+    zc_config cfg;
+    zc_cache *c = NULL;
+
+    (void)state;
+    cfg = zc_config_default();
+    assert_int_equal(zc_config_parse(&cfg, "compressor=lzo,level=9"), 0);
+    assert_int_equal(cfg.level, 9);
+    assert_int_equal(zc_cache_create(&cfg, &c), 0);
+    zc_cache_destroy(c);
+    cfg = zc_config_default();
+    assert_int_equal(zc_config_parse(&cfg, "level=0"), 0);
+    assert_int_equal(zc_cache_create(&cfg, &c), 0);
+    zc_cache_destroy(c);
+    cfg = zc_config_default();
+    assert_int_equal(zc_config_parse(&cfg, "compressor=lzo,level=10"),
+                     -ZC_EINVAL);
+    cfg = zc_config_default();
+    assert_int_equal(zc_config_parse(&cfg, "compressor=none,level=1"),
+                     -ZC_EINVAL);
+    cfg = zc_config_default();
+    cfg.level = -1; /* lzo has no negative levels */
+    assert_int_equal(zc_cache_create(&cfg, &c), -ZC_EINVAL);
+    if (backend_index(ZC_BACKEND_COMPRESSOR, "zstd") >= 0) {
+        cfg = zc_config_default();
+        assert_int_equal(zc_config_parse(&cfg, "compressor=zstd,level=-7"), 0);
+        assert_int_equal(zc_cache_create(&cfg, &c), 0);
+        zc_cache_destroy(c);
+        assert_int_equal(zc_config_parse(&cfg, "level=23"), -ZC_EINVAL);
+    }
 }
 
 static void test_registry_lists_allocators_zsmalloc_and_zbud(void **state)
 {
     (void)state;
     static const char *const want[] = {"zsmalloc", "zbud"};
-    check_registry(ZC_BACKEND_ALLOCATOR, want, 2);
+    check_registry_opt(ZC_BACKEND_ALLOCATOR, want, 2, true);
 }
 
-static void test_registry_lists_policy_lru(void **state)
+static void test_registry_lists_policies(void **state)
 {
     (void)state;
-    static const char *const want[] = {"lru"};
-    check_registry(ZC_BACKEND_POLICY, want, 1);
+    static const char *const want[] = {"lru", "fifo", "clock", "frame_lru",
+                                       "gdsf"};
+    check_registry(ZC_BACKEND_POLICY, want, 5);
 }
 
 static void test_registry_unknown_kind_returns_null(void **state)
@@ -960,8 +1034,10 @@ int main(void)
         cmocka_unit_test(test_create_null_arguments_are_einval),
         cmocka_unit_test(test_create_copies_the_config),
         cmocka_unit_test(test_registry_lists_compressors_lzo_and_none),
+        cmocka_unit_test(test_optional_compressors_exist_or_say_why_not),
+        cmocka_unit_test(test_level_range_is_the_compressors),
         cmocka_unit_test(test_registry_lists_allocators_zsmalloc_and_zbud),
-        cmocka_unit_test(test_registry_lists_policy_lru),
+        cmocka_unit_test(test_registry_lists_policies),
         cmocka_unit_test(test_registry_unknown_kind_returns_null),
         cmocka_unit_test(test_strerror_explains_every_code),
         cmocka_unit_test(test_strerror_unknown_codes_are_not_null),

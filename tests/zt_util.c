@@ -297,9 +297,12 @@ void zt_assert_stats_sane(const zc_stats *s, size_t page_size, size_t capacity)
     assert_true(s->raw_pages * page_size <= s->compr_data_size);
     assert_true(s->stored_puts <= s->puts);
     assert_true(s->stored_puts + s->reject_compress_poor + s->reject_nospace +
-                    s->reject_race ==
+                    s->reject_race + s->reject_full + s->reject_inactive ==
                 s->puts);
     assert_true(s->objects <= s->stored_pages);
+    assert_true(s->raw_stored <= s->stored_puts);
+    assert_true(s->frag_bytes <= s->mem_used_total);
+    assert_true(s->shared_pages <= s->stored_pages);
 }
 
 void zt_assert_cache_sane(const zc_cache *c, size_t page_size, size_t capacity)

@@ -12,7 +12,14 @@
 
 #include "../internal.h"
 
-static size_t none_wrkmem_size(size_t page_size)
+static size_t none_wrkmem_size(size_t page_size, int level)
+{
+    ZC__UNUSED(page_size);
+    ZC__UNUSED(level);
+    return 0;
+}
+
+static size_t none_wrkmem_size_d(size_t page_size)
 {
     ZC__UNUSED(page_size);
     return 0;
@@ -24,8 +31,9 @@ static size_t none_bound(size_t page_size)
 }
 
 static int none_compress(const void *src, size_t len, void *dst,
-                         size_t *out_len, void *wrkmem)
+                         size_t *out_len, void *wrkmem, int level)
 {
+    ZC__UNUSED(level);
     ZC__UNUSED(dst);
     ZC__UNUSED(src);
     ZC__UNUSED(wrkmem);
@@ -36,8 +44,9 @@ static int none_compress(const void *src, size_t len, void *dst,
 }
 
 static int none_decompress(const void *src, size_t len, void *dst,
-                           size_t dst_len)
+                           size_t dst_len, void *dwrkmem)
 {
+    ZC__UNUSED(dwrkmem);
     if (len != dst_len)
         return -ZC_ECORRUPT;
     memcpy(dst, src, len);
@@ -47,7 +56,11 @@ static int none_decompress(const void *src, size_t len, void *dst,
 const struct zc__compressor_ops zc__compressor_none = {
     .name = "none",
     .doc = "no compression: every page is stored as it is, a frame each",
+    .min_level = 0,
+    .max_level = 0,
+    .default_level = 0,
     .wrkmem_size = none_wrkmem_size,
+    .dwrkmem_size = none_wrkmem_size_d,
     .bound = none_bound,
     .compress = none_compress,
     .decompress = none_decompress,
