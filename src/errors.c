@@ -27,6 +27,8 @@ static const char *const put_text[] = {
     [ZC_PUT_REJECT_POOR] = "not stored: compressed size above the limit",
     [ZC_PUT_REJECT_NOSPACE] = "not stored: no room in the arena",
     [ZC_PUT_REJECT_RACE] = "not stored: pool invalidated during the put",
+    [ZC_PUT_REJECT_FULL] = "not stored: the arena filled up (hysteresis)",
+    [ZC_PUT_REJECT_INACTIVE] = "not stored: the page was never active",
 };
 
 const char *zc_strerror(int code)
