@@ -943,6 +943,8 @@ static void test_strerror_explains_every_code(void **state)
         ZC_PUT_REJECT_POOR,
         ZC_PUT_REJECT_NOSPACE,
         ZC_PUT_REJECT_RACE,
+        ZC_PUT_REJECT_FULL,
+        ZC_PUT_REJECT_INACTIVE,
     };
     const char *unknown = zc_strerror(-12345);
     assert_non_null(unknown);
@@ -968,14 +970,14 @@ static void test_strerror_explains_every_code(void **state)
 static void test_strerror_unknown_codes_are_not_null(void **state)
 {
     (void)state;
-    static const int codes[] = {-6,
+    static const int codes[] = {-8,
                                 -100,
-                                4,
+                                6,
                                 100,
                                 INT_MIN,
                                 INT_MAX,
                                 -ZC_ECORRUPT - 1,
-                                ZC_PUT_REJECT_RACE + 1};
+                                ZC_PUT_REJECT_INACTIVE + 1};
     for (size_t i = 0; i < ARRAY_LEN(codes); i++) {
         const char *m = zc_strerror(codes[i]);
         assert_non_null(m);
