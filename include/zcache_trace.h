@@ -160,6 +160,10 @@ typedef enum zc_op_kind {
     1u                     /* a write missed the page cache: an access;        \
                               a copy in the zcache is a resident hit */
 #define ZC_OP_WRITE_HIT 2u /* a write hit the page cache: an access */
+/* zc_op.flags of ZC_OP_PUT: the page was hit while in the page cache (the
+ * kernel's PageActive, which zcache2 admitted on); the player passes it to
+ * zc_put_page_flags() as ZC_PUT_ACTIVE. */
+#define ZC_OP_PUT_ACTIVE 1u
 
 /**
  * One op.  `pool` is the stream's own pool number (0, 1, ... in order of

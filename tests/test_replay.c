@@ -194,6 +194,54 @@ static void test_gets_return_the_latest_version(void **state)
     zc_cache_destroy(zc);
 }
 
+/* Puts carry ZC_OP_PUT_ACTIVE exactly for pages hit while in the page
+ * cache. */
+struct put_log {
+    uint64_t index[16];
+    uint32_t flags[16];
+    int n;
+};
+
+static int log_puts(void *ctx, const zc_op *op)
+{
+    struct put_log *l = ctx;
+
+    if (op->kind == ZC_OP_PUT && l->n < 16) {
+        l->index[l->n] = op->index;
+        l->flags[l->n++] = op->flags;
+    }
+    return 0;
+}
+
+static void test_puts_of_pages_hit_in_the_page_cache_are_active(void **state)
+{
+    zc_content *content;
+    zc_replay *r;
+    struct put_log log = {0};
+    /* Page cache of 2: read 0, 1, 0 (a hit), 2 (evicts 1), 3 (evicts 0),
+     * 3 again (a hit), 4 (evicts 2), 5 (evicts 3). */
+    static const uint64_t pages[] = {0, 1, 0, 2, 3, 3, 4, 5};
+    static const uint64_t want_index[] = {1, 0, 2, 3};
+    static const uint32_t want_flags[] = {0, ZC_OP_PUT_ACTIVE, 0,
+                                          ZC_OP_PUT_ACTIVE};
+
+    (void)state;
+    assert_int_equal(zc_content_open("synth:1", 4096, &content, NULL, 0), 0);
+    assert_int_equal(zc_replay_create(2, 4096, NULL, content, &r), 0);
+    assert_int_equal(zc_replay_sink(r, log_puts, &log), 0);
+    for (size_t i = 0; i < sizeof(pages) / sizeof(*pages); i++) {
+        zc_request q = {.dev = 1, .offset = pages[i] * 4096, .length = 4096};
+        assert_int_equal(zc_replay_request(r, &q), 0);
+    }
+    assert_int_equal(log.n, 4);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(log.index[i], want_index[i]);
+        assert_int_equal(log.flags[i], want_flags[i]);
+    }
+    zc_replay_destroy(r);
+    zc_content_close(content);
+}
+
 /* ---- real traces with reference numbers -----------------------------------
  */
 
@@ -399,6 +447,7 @@ int main(void)
         cmocka_unit_test(test_page_cache_hits_equal_a_naive_lru),
         cmocka_unit_test(test_raw_two_tiers_hit_like_one_lru_of_both),
         cmocka_unit_test(test_gets_return_the_latest_version),
+        cmocka_unit_test(test_puts_of_pages_hit_in_the_page_cache_are_active),
         cmocka_unit_test(test_real_traces_reproduce_reference_lru_hits),
         cmocka_unit_test(test_real_traces_raw_cross_check),
         cmocka_unit_test(test_mrc_equals_a_naive_lru_at_every_size),

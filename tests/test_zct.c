@@ -126,6 +126,7 @@ static struct seq make_seq(uint64_t seed, size_t n)
             live[pool] = true;
         } else if (k < 40) {
             op->kind = ZC_OP_PUT;
+            op->flags = zt_rng_below(&g, 2) ? ZC_OP_PUT_ACTIVE : 0;
             r->page = malloc(PS);
             make_page(&g, r->page);
             op->page = r->page;
@@ -202,7 +203,7 @@ static void check_seq(const char *path, const struct seq *s)
         if (e->kind == ZC_OP_PUT || e->kind == ZC_OP_GET ||
             e->kind == ZC_OP_INVALIDATE_PAGE)
             assert_int_equal(op.index, e->index);
-        if (e->kind == ZC_OP_INVALIDATE_PAGE)
+        if (e->kind == ZC_OP_INVALIDATE_PAGE || e->kind == ZC_OP_PUT)
             assert_int_equal(op.flags, e->flags);
         if (e->kind == ZC_OP_PUT)
             assert_memory_equal(op.page, e->page, PS);
@@ -334,6 +335,7 @@ static void test_every_truncation_of_a_stream_is_an_error(void **state)
 
 static void test_damaged_bytes_are_found_by_the_checksums(void **state)
 {
+    int unnoticed = 0;
     struct seq s = make_seq(4, 2000);
     const char *full = path_of("f.zct"), *bad = path_of("bad.zct");
     zc_ops_writer_options o = {.level = 1};
@@ -352,10 +354,16 @@ static void test_damaged_bytes_are_found_by_the_checksums(void **state)
         b[at] ^= flip;
         write_file(bad, b, n);
         b[at] ^= flip;
-        if (open_and_drain(bad, msg, sizeof(msg)) >= 0)
-            fail_msg("a bit flipped at byte %zu went unnoticed", at);
+        if (open_and_drain(bad, msg, sizeof(msg)) >= 0) {
+            /* Unnoticed is fine only if nothing changed: a flip in an LZO
+             * match offset may point at identical bytes. */
+            check_seq(bad, &s);
+            unnoticed++;
+            continue;
+        }
         assert_non_null(strstr(msg, "offset"));
     }
+    assert_true(unnoticed <= 3);
     free(b);
     free_seq(&s);
 }
@@ -506,6 +514,8 @@ static void test_malformed_text_streams_name_the_line(void **state)
         {"zct-text 1\ninit_fs 0\ninvalidate_page 0 1 2 write_often\nend\n",
          "line 3: flag is"},
         {"zct-text 1\ninit_fs 0\npc_hits 0\nend\n", "line 3: pc_hits of 0"},
+        {"zct-text 1\ninit_fs 0\nput 0 1 2 busy zero\nend\n",
+         "line 3: put flag is active"},
         {"zct-text 1\ninit_fs 0\nget 0 1 2\nmeta a b\nend\n",
          "line 4: meta after"},
     };
@@ -635,6 +645,31 @@ test_shared_pools_of_one_uuid_share_pages_and_their_end(void **state)
     assert_int_equal(st.zc_stored, 2);
     assert_int_equal(st.zc_wrong, 0);
     assert_int_equal(zc_cache_check(zc), 0);
+    zc_cache_destroy(zc);
+}
+
+/* The active flag of a put reaches the cache: with active_only, only
+ * the flagged puts are stored. */
+static void test_player_passes_the_active_flag(void **state)
+{
+    static const char text[] = "zct-text 1\n"
+                               "init_fs 0\n"
+                               "put 0 1 0 active text:alpha\n"
+                               "put 0 1 1 text:beta\n"
+                               "get 0 1 0\n"
+                               "get 0 1 1\n"
+                               "end\n";
+    zc_cache *zc = cache_of("active_only=true");
+    zc_replay_stats st = play_text(text, zc, true);
+    zc_stats s;
+
+    (void)state;
+    assert_int_equal(st.zc_puts, 2);
+    assert_int_equal(st.zc_stored, 1);
+    assert_int_equal(st.zc_hits, 1);
+    assert_int_equal(st.zc_wrong, 0);
+    assert_int_equal(zc_stats_get(zc, &s), 0);
+    assert_int_equal(s.reject_inactive, 1);
     zc_cache_destroy(zc);
 }
 
@@ -838,6 +873,7 @@ int main(void)
         cmocka_unit_test(test_player_counts_a_hand_written_stream),
         cmocka_unit_test(
             test_shared_pools_of_one_uuid_share_pages_and_their_end),
+        cmocka_unit_test(test_player_passes_the_active_flag),
         cmocka_unit_test(test_player_verification_catches_foreign_data),
         cmocka_unit_test(test_a_saved_stream_replays_to_the_same_numbers),
         cmocka_unit_test(test_writer_rejects_bad_ops),

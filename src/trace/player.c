@@ -358,7 +358,9 @@ int zc_player_op(zc_player *p, const zc_op *op)
             return 0;
         if (!op->page)
             return -ZC_EINVAL;
-        rc = zc_put_page(p->zc, pool, &op->key, op->index, op->page);
+        rc = zc_put_page_flags(p->zc, pool, &op->key, op->index, op->page,
+                               (op->flags & ZC_OP_PUT_ACTIVE) ? ZC_PUT_ACTIVE
+                                                              : 0);
         if (rc < 0)
             return rc;
         p->st.zc_puts++;

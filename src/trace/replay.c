@@ -12,7 +12,9 @@
  *   write miss          zcache invalidate_page (a copy found there counts
  *                       as a resident hit), new version
  *   any miss            insert at the front; when full, the back page is
- *                       evicted and put to the zcache with its content
+ *                       evicted and put to the zcache with its content,
+ *                       flagged ZC_OP_PUT_ACTIVE if it was hit while in
+ *                       the page cache (what zcache2's admission read)
  *
  * Pages are keyed like the kernel's block-device page cache: zcache pool =
  * the device (one private pool per device, created on first sight), file
@@ -41,6 +43,7 @@ struct node {
     uint64_t page;
     uint32_t dev;
     uint32_t prev, next;
+    uint8_t active; /* hit since it came in (in the padding: still 24 B) */
 };
 
 struct ver_slot {
@@ -321,6 +324,7 @@ static int access_page(struct zc_replay *r, uint32_t dev, uint64_t page,
     slot = find_slot(r, dev, page, &found);
     if (found) {
         n = r->table[slot] - 1;
+        r->nodes[n].active = 1;
         if (n != r->head) {
             lru_unlink(r, n);
             lru_push_front(r, n);
@@ -354,7 +358,8 @@ static int access_page(struct zc_replay *r, uint32_t dev, uint64_t page,
         vs = find_slot(r, r->nodes[n].dev, r->nodes[n].page, &f);
         table_delete(r, vs);
         lru_unlink(r, n);
-        rc = page_op(r, ZC_OP_PUT, r->nodes[n].dev, r->nodes[n].page, 0);
+        rc = page_op(r, ZC_OP_PUT, r->nodes[n].dev, r->nodes[n].page,
+                     r->nodes[n].active ? ZC_OP_PUT_ACTIVE : 0);
         if (rc)
             return rc;
         /* The slot found before may have moved: look again. */
@@ -362,6 +367,7 @@ static int access_page(struct zc_replay *r, uint32_t dev, uint64_t page,
     }
     r->nodes[n].dev = dev;
     r->nodes[n].page = page;
+    r->nodes[n].active = 0;
     r->table[slot] = n + 1;
     lru_push_front(r, n);
     return 0;

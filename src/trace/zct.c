@@ -498,6 +498,10 @@ static int binary_next(struct zc_ops_reader *r, zc_op *op)
             if (!rc && code == ZCT_INIT_SHARED_FS)
                 rc = bytes(r, op->uuid, 16);
             break;
+        case ZCT_PUT_ACTIVE:
+            op->flags = ZC_OP_PUT_ACTIVE;
+            code = ZCT_PUT;
+            /* fall through */
         case ZCT_PUT:
         case ZCT_GET:
         case ZCT_INVALIDATE_PAGE:

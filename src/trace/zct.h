@@ -17,6 +17,8 @@
  *              01 init_fs pool page_size
  *              02 init_shared_fs pool page_size, 16 uuid bytes
  *              03 put pool KEY index ref
+ *              09 put_active pool KEY index ref: a put of a page that was
+ *                 hit in the page cache (ZC_OP_PUT_ACTIVE; since 1.1)
  *              04 get pool KEY index
  *              05 invalidate_page pool KEY index flags
  *              06 invalidate_inode pool KEY
@@ -44,7 +46,7 @@
 
 #define ZCT_MAGIC "\x89ZCT\r\n\x1a\n"
 #define ZCT_MAJOR 1
-#define ZCT_MINOR 0
+#define ZCT_MINOR 1
 #define ZCT_TEXT_MAGIC "zct-text 1"
 
 enum {
@@ -67,6 +69,7 @@ enum {
     ZCT_INVALIDATE_INODE = 0x06,
     ZCT_INVALIDATE_FS = 0x07,
     ZCT_PC_HITS = 0x08,
+    ZCT_PUT_ACTIVE = 0x09,
     ZCT_CONTENT_RAW = 0x10,
     ZCT_CONTENT_FILL = 0x11,
     ZCT_END = 0x7E,

@@ -225,7 +225,8 @@ static int parse_op(struct zc_ops_reader *r, char **tok, int ntok, zc_op *op)
         return fail(r, "unknown op", tok[0]);
     op->kind = ops[i].kind;
     if (ntok - 1 < ops[i].args ||
-        ntok - 1 > ops[i].args + (op->kind == ZC_OP_INVALIDATE_PAGE))
+        ntok - 1 > ops[i].args + (op->kind == ZC_OP_INVALIDATE_PAGE ||
+                                  op->kind == ZC_OP_PUT))
         return fail(r, "wrong number of fields for", tok[0]);
     if (op->kind == ZC_OP_PC_HITS) {
         if (number(r, tok[1], UINT64_MAX, &op->count))
@@ -250,7 +251,13 @@ static int parse_op(struct zc_ops_reader *r, char **tok, int ntok, zc_op *op)
     if (has_index && number(r, tok[3], UINT64_MAX, &op->index))
         return r->rc;
     if (op->kind == ZC_OP_PUT) {
-        if (text_content(r, tok[4]))
+        /* put POOL KEY INDEX [active] CONTENT */
+        if (ntok == 6) {
+            if (strcmp(tok[4], "active"))
+                return fail(r, "put flag is active, not", tok[4]);
+            op->flags = ZC_OP_PUT_ACTIVE;
+        }
+        if (text_content(r, tok[ntok - 1]))
             return r->rc;
         op->page = r->page;
     }

@@ -296,6 +296,8 @@ static int binary_op(struct zc_ops_writer *w, const zc_op *op)
     if (op->kind == ZC_OP_PUT && content_of(w, op->page, &id))
         return w->rc;
     rec[0] = code[op->kind];
+    if (op->kind == ZC_OP_PUT && (op->flags & ZC_OP_PUT_ACTIVE))
+        rec[0] = ZCT_PUT_ACTIVE;
     if (op->kind == ZC_OP_PC_HITS) {
         n += varint(rec + n, op->count);
         return record(w, rec, n);
@@ -377,6 +379,8 @@ static int text_op(struct zc_ops_writer *w, const zc_op *op)
                   w->f) < 0;
     if (op->kind == ZC_OP_PUT) {
         const uint8_t *pg = op->page;
+        if (op->flags & ZC_OP_PUT_ACTIVE)
+            bad |= fputs(" active", w->f) < 0;
         if (same_filled(pg, w->page_size)) {
             uint64_t v;
             memcpy(&v, pg, 8);
@@ -591,6 +595,8 @@ int zc_ops_write(zc_ops_writer *w, const zc_op *op)
                      op->pool);
     if (op->kind == ZC_OP_PUT && !op->page)
         return wfail(w, -ZC_EINVAL, "put without a page");
+    if (op->kind == ZC_OP_PUT && (op->flags & ~ZC_OP_PUT_ACTIVE))
+        return wfail(w, -ZC_EINVAL, "put flags %" PRIu32 " unknown", op->flags);
     if (op->kind == ZC_OP_INVALIDATE_PAGE &&
         op->flags & ~(ZC_OP_WRITE_MISS | ZC_OP_WRITE_HIT))
         return wfail(w, -ZC_EINVAL, "invalidate_page flags %" PRIu32 " unknown",
