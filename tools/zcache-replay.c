@@ -102,6 +102,11 @@ static void usage(FILE *f)
             fprintf(f, "  %-10s %-10s %s\n", kinds[k],
                     zc_backend_name((zc_backend_kind)k, i),
                     zc_backend_doc((zc_backend_kind)k, i));
+    fprintf(f, "  other --zcache keys: capacity, page_size, level (the "
+               "compressor's; 0 default),\n"
+               "  accept_percent, store_raw, hysteresis_percent, "
+               "active_only, dedup, same_filled,\n"
+               "  exclusive_gets (include/zcache.h, zc_config)\n");
     fprintf(f, "\nexit status: 0 done, 2 bad arguments or bad input, 1 "
                "other failure\n");
 }
@@ -257,7 +262,8 @@ static double ratio(uint64_t a, uint64_t b)
     X(accesses)                                                                \
     X(reads)                                                                   \
     X(writes)                                                                  \
-    X(pc_hits) X(zc_gets) X(zc_hits) X(disk_reads) X(zc_puts) X(zc_stored)     \
+    X(pc_hits)                                                                 \
+    X(zc_gets) X(zc_hits) X(disk_reads) X(zc_puts) X(zc_stored)                \
         X(resident_hits) X(pc_evictions) X(zc_wrong)
 
 #define ZC_FIELDS(X)                                                           \
@@ -265,12 +271,16 @@ static double ratio(uint64_t a, uint64_t b)
     X(stored_puts)                                                             \
     X(succ_gets)                                                               \
     X(failed_gets)                                                             \
-    X(invalidates) X(evictions) X(replaced) X(exclusive_drops) X(stored_pages) \
+    X(invalidates)                                                             \
+    X(evictions) X(replaced) X(exclusive_drops) X(stored_pages)                \
         X(same_filled_pages) X(raw_pages) X(orig_data_size) X(compr_data_size) \
             X(mem_used_total) X(arena_bytes) X(meta_bytes) X(work_bytes)       \
                 X(reject_compress_poor) X(reject_nospace) X(reject_race)       \
-                    X(compress_ns) X(compress_ns_rejected) X(decompress_ns)    \
-                        X(compactions) X(pools) X(objects)
+                    X(reject_full) X(reject_inactive) X(raw_stored)            \
+                        X(dedup_hits) X(shared_pages) X(frag_bytes)            \
+                            X(compress_ns) X(compress_ns_rejected)             \
+                                X(decompress_ns) X(compactions) X(pools)       \
+                                    X(objects)
 
 static void json_string(const char *s)
 {
@@ -394,11 +404,18 @@ static void output(const struct opts *o, const char *format,
            " obtained; %" PRIu64 " metadata\n",
            z->mem_used_total, z->arena_bytes, z->meta_bytes);
     printf("  density           %12.3f  (compressed bytes / arena bytes in "
-           "use)\n",
-           ratio(z->compr_data_size, z->mem_used_total));
+           "use); fragmentation %.3f\n",
+           ratio(z->compr_data_size, z->mem_used_total),
+           ratio(z->frag_bytes, z->mem_used_total));
     printf("  rejected          %12" PRIu64 "  poorly compressible, %" PRIu64
-           " no space\n",
-           z->reject_compress_poor, z->reject_nospace);
+           " no space, %" PRIu64 " full (hysteresis), %" PRIu64
+           " never active\n",
+           z->reject_compress_poor, z->reject_nospace, z->reject_full,
+           z->reject_inactive);
+    if (z->raw_stored || z->dedup_hits)
+        printf("  stored raw        %12" PRIu64 "  (store_raw); %" PRIu64
+               " puts deduplicated, %" PRIu64 " pages sharing now\n",
+               z->raw_stored, z->dedup_hits, z->shared_pages);
     printf("  evictions         %12" PRIu64 "\n", z->evictions);
     printf("  CPU               %12.3f  s compressing stored pages, %.3f s "
            "wasted on rejected ones, %.3f s decompressing\n",

@@ -45,6 +45,7 @@ struct job {
     double share;       /* memory-split mode: the zcache's share, % */
     uint64_t cap_bytes; /* the zcache's capacity, 0: off */
     char group[256];    /* the spec without its capacity: a plot's line */
+    char label[256];    /* what this row varies: capacity and --set values */
     zc_replay_stats st; /* results */
     zc_stats zs;
     bool have_zs;
@@ -124,6 +125,17 @@ static void usage(FILE *f)
                "ones (wasted) + decompressing, as measured; saved = zcache "
                "hits x disk\n"
                "latency - cpu.  The zcache pays where saved > 0.\n");
+    fprintf(f, "\nBack-ends to --set (e.g. --set allocator=zsmalloc,zbud "
+               "--set policy=lru,gdsf):\n");
+    static const char *const kinds[] = {"compressor", "allocator", "policy"};
+    for (int k = 0; k < 3; k++)
+        for (size_t i = 0; zc_backend_name((zc_backend_kind)k, i); i++)
+            fprintf(f, "  %-10s %-10s %s\n", kinds[k],
+                    zc_backend_name((zc_backend_kind)k, i),
+                    zc_backend_doc((zc_backend_kind)k, i));
+    fprintf(f, "Other keys: level, accept_percent, store_raw, "
+               "hysteresis_percent, active_only,\ndedup, same_filled, "
+               "exclusive_gets, page_size (include/zcache.h, zc_config).\n");
 }
 
 static uint64_t size_arg(const char *s, bool pages, const char *what)
@@ -583,6 +595,7 @@ static void add_job(uint64_t pc, const char *ops, const char *cap,
     if (!cap)
         return; /* no zcache */
     j->cap_bytes = size_arg(cap, false, "--capacity");
+    snprintf(j->label, sizeof(j->label), "%s", cap);
     n = (size_t)snprintf(j->spec, sizeof(j->spec), "%s%scapacity=%s", o.zbase,
                          *o.zbase ? "," : "", cap);
     if (n >= sizeof(j->spec))
@@ -593,6 +606,10 @@ static void add_job(uint64_t pc, const char *ops, const char *cap,
         split(vals, v);
         n += (size_t)snprintf(j->spec + n, sizeof(j->spec) - n, ",%s=%s",
                               o.set_key[s], v[pick[s]]);
+        if (strlen(j->label) + strlen(o.set_key[s]) + strlen(v[pick[s]]) + 3 <
+            sizeof(j->label))
+            sprintf(j->label + strlen(j->label), " %s=%s", o.set_key[s],
+                    v[pick[s]]);
         if (n >= sizeof(j->spec))
             die(2, "a zcache spec longer than %s bytes", "511");
         if (strlen(j->group) + strlen(o.set_key[s]) + strlen(v[pick[s]]) + 3 <
@@ -647,6 +664,13 @@ static double pct(uint64_t a, uint64_t b)
     return b ? 100.0 * (double)a / (double)b : 0.0;
 }
 
+static double density(const zc_stats *z)
+{
+    return z->mem_used_total
+               ? (double)z->compr_data_size / (double)z->mem_used_total
+               : 0.0;
+}
+
 /* The cost model of a row, in milliseconds. */
 struct cost {
     double compress, wasted, decompress, cpu, saved;
@@ -683,6 +707,8 @@ static void csv(FILE *f, const zc_mrc *mrc)
     FIELDS(H)
 #undef H
     fprintf(f, ",mrc_pc_hits,stored_pages,mem_used_total,compr_data_size,"
+               "frag_bytes,meta_bytes,evictions,reject_compress_poor,"
+               "reject_full,reject_inactive,raw_stored,dedup_hits,"
                "compress_ms,wasted_ms,decompress_ms,cpu_ms,disk_latency_us,"
                "saved_ms\n");
     for (size_t i = 0; i < njobs; i++) {
@@ -694,12 +720,15 @@ static void csv(FILE *f, const zc_mrc *mrc)
         FIELDS(V)
 #undef V
         fprintf(f,
-                ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                ",%.3f,%.3f,%.3f,%.3f,%.1f,%.3f\n",
+                ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                ",%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.3f,%.3f,%.1f,%.3f\n",
                 mrc ? zc_mrc_hits(mrc, j->pc_pages) : 0, j->zs.stored_pages,
-                j->zs.mem_used_total, j->zs.compr_data_size, c.compress,
-                c.wasted, c.decompress, c.cpu, (double)o.disk_ns / 1e3,
-                c.saved);
+                j->zs.mem_used_total, j->zs.compr_data_size, j->zs.frag_bytes,
+                j->zs.meta_bytes, j->zs.evictions, j->zs.reject_compress_poor,
+                j->zs.reject_full, j->zs.reject_inactive, j->zs.raw_stored,
+                j->zs.dedup_hits, c.compress, c.wasted, c.decompress, c.cpu,
+                (double)o.disk_ns / 1e3, c.saved);
     }
 }
 
@@ -717,6 +746,13 @@ static void json(const zc_mrc *mrc)
 #define J(x) printf(",\"" #x "\":%" PRIu64, j->st.x);
         FIELDS(J)
 #undef J
+        printf(",\"frag_bytes\":%" PRIu64 ",\"meta_bytes\":%" PRIu64
+               ",\"evictions\":%" PRIu64 ",\"reject_compress_poor\":%" PRIu64
+               ",\"reject_full\":%" PRIu64 ",\"reject_inactive\":%" PRIu64
+               ",\"raw_stored\":%" PRIu64 ",\"dedup_hits\":%" PRIu64,
+               j->zs.frag_bytes, j->zs.meta_bytes, j->zs.evictions,
+               j->zs.reject_compress_poor, j->zs.reject_full,
+               j->zs.reject_inactive, j->zs.raw_stored, j->zs.dedup_hits);
         printf(",\"mrc_pc_hits\":%" PRIu64 ",\"stored_pages\":%" PRIu64
                ",\"mem_used_total\":%" PRIu64 ",\"compr_data_size\":%" PRIu64
                ",\"compress_ms\":%.3f,\"wasted_ms\":%.3f,\"decompress_ms\":%.3f"
@@ -741,11 +777,17 @@ static size_t best_row(void)
 static void table(void)
 {
     size_t best = best_row();
+    int w = 7; /* the zcache column: as wide as its widest label */
 
-    printf("%-9s %-32s %8s %7s %7s %9s %7s %6s %9s %9s %9s\n",
-           o.memory ? "zc_share" : "pc_pages", "zcache", "accesses", "pc_hit%",
-           "zc_hit%", "disk_reads", "in_mem%", "kept%", "cpu_ms", "wasted_ms",
-           "saved_ms");
+    for (size_t i = 0; i < njobs; i++)
+        if ((int)strlen(jobs[i].label) > w)
+            w = (int)strlen(jobs[i].label);
+    if (*o.zbase)
+        printf("every zcache: %s\n", o.zbase);
+    printf("%-9s %-*s %8s %7s %7s %9s %7s %6s %7s %9s %9s %9s\n",
+           o.memory ? "zc_share" : "pc_pages", w, "zcache", "accesses",
+           "pc_hit%", "zc_hit%", "disk_reads", "in_mem%", "kept%", "density",
+           "cpu_ms", "wasted_ms", "saved_ms");
     for (size_t i = 0; i < njobs; i++) {
         const struct job *j = &jobs[i];
         struct cost c = cost_of(j);
@@ -756,17 +798,19 @@ static void table(void)
             snprintf(first, sizeof(first), "-"); /* the stream's own */
         else
             snprintf(first, sizeof(first), "%" PRIu64, j->pc_pages);
-        printf("%-9s %-32.32s %8" PRIu64 " %6.2f%% %6.2f%% %9" PRIu64
-               " %6.2f%% %5.1f%% %9.2f %9.2f %9.1f%s\n",
-               first, j->spec[0] ? j->spec : "off", j->st.accesses,
+        printf("%-9s %-*s %8" PRIu64 " %6.2f%% %6.2f%% %9" PRIu64
+               " %6.2f%% %5.1f%% %7.3f %9.2f %9.2f %9.1f%s\n",
+               first, w, j->spec[0] ? j->label : "off", j->st.accesses,
                pct(j->st.pc_hits, j->st.accesses),
                pct(j->st.zc_hits, j->st.zc_gets), j->st.disk_reads,
                pct(j->st.resident_hits, j->st.accesses),
-               pct(j->st.zc_stored, j->st.zc_puts), c.cpu, c.wasted, c.saved,
+               pct(j->st.zc_stored, j->st.zc_puts), density(&j->zs), c.cpu,
+               c.wasted, c.saved,
                o.memory && i == best ? "  <- fewest disk reads" : "");
     }
     printf("\nzc_hit%%: gets served; in_mem%%: accesses whose page was in "
-           "either tier;\nkept%%: puts that passed the half-size rule; "
+           "either tier;\nkept%%: puts the zcache stored; density: "
+           "compressed bytes / arena bytes in use\nat the end; "
            "saved_ms: %s x %.0f us\nof disk latency - cpu_ms (compress, "
            "wasted on rejects, decompress).\n",
            o.memory ? "disk reads fewer than at share 0" : "zcache hits",
