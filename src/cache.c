@@ -118,6 +118,47 @@ static void scratch_put(zc_cache *c, struct zc__scratch *sc)
 
 /* ---- dropping pages ----------------------------------------------------- */
 
+/* The hash of a stored copy's bytes, as the put computed it. */
+static uint32_t copy_hash(zc_cache *c, uint32_t h)
+{
+    uint32_t owner;
+    uint16_t size;
+    const uint8_t *p;
+
+    if (h & ZC__HANDLE_RAW)
+        return zc__dd_hash(zc__arena_frame(&c->arena, h & ~ZC__HANDLE_RAW),
+                           c->cfg.page_size);
+    zc__read_hdr(c, h, &owner, &size);
+    p = c->aops->map(c->alloc, h, ZC__OBJ_HDR + (size_t)size, c->bounce);
+    return zc__dd_hash(p + ZC__OBJ_HDR, size);
+}
+
+/* Take eid out of its ring of sharers; the copy stays with the others.
+ * A compressed copy's header then names one of them. */
+static void unshare(zc_cache *c, uint32_t eid)
+{
+    uint32_t h = zc__ent(&c->idx.ents, eid)->handle, next, prev = eid;
+
+    next = *zc__dd_next(&c->dd, eid);
+    while (*zc__dd_next(&c->dd, prev) != eid)
+        prev = *zc__dd_next(&c->dd, prev);
+    *zc__dd_next(&c->dd, prev) = next;
+    *zc__dd_next(&c->dd, eid) = eid;
+    zc__dd_reanchor(&c->dd, copy_hash(c, h), eid, next);
+    if (!(h & ZC__HANDLE_RAW)) {
+        uint32_t owner;
+        uint16_t size;
+        zc__read_hdr(c, h, &owner, &size);
+        if (owner == eid) {
+            uint8_t hdr[ZC__OBJ_HDR];
+            memcpy(hdr, &next, 4);
+            memcpy(hdr + 4, &size, 2);
+            c->aops->write(c->alloc, h, hdr, ZC__OBJ_HDR);
+        }
+    }
+    c->st.shared_pages--;
+}
+
 /* Free what an entry holds and account for it; the entry itself stays. */
 static void release_storage(zc_cache *c, uint32_t eid, enum drop_cause why)
 {
@@ -126,7 +167,12 @@ static void release_storage(zc_cache *c, uint32_t eid, enum drop_cause why)
 
     if (h == ZC__HANDLE_SAME) {
         c->st.same_filled_pages--;
+    } else if (zc__shared(c, eid)) {
+        c->pops->remove(c->pstate, eid);
+        unshare(c, eid);
     } else {
+        if (c->cfg.dedup)
+            zc__dd_remove(&c->dd, copy_hash(c, h), eid);
         c->pops->remove(c->pstate, eid);
         if (h & ZC__HANDLE_RAW) {
             zc__arena_free(&c->arena, h & ~ZC__HANDLE_RAW);
@@ -179,6 +225,41 @@ static void drop_object(zc_cache *c, uint32_t oid)
     zc__object_release(&c->idx, oid);
 }
 
+/* Dedup: a frame is free only when every sharer of every copy in it is
+ * gone.  Replace the owners in (*with)[0..*n) by all their rings, in
+ * c->evbuf.  false if that needed memory that was refused. */
+static bool expand_rings(zc_cache *c, uint32_t **with, unsigned *n)
+{
+    size_t total = 0, k = 0;
+
+    for (unsigned i = 0; i < *n; i++) {
+        uint32_t e = (*with)[i];
+        do {
+            total++;
+            e = *zc__dd_next(&c->dd, e);
+        } while (e != (*with)[i]);
+    }
+    if (total > c->evbuf_cap) {
+        size_t cap = total * 2;
+        uint32_t *b = zc__alloc(&c->mem, cap * sizeof(*b));
+        if (!b)
+            return false;
+        zc__free(&c->mem, c->evbuf, c->evbuf_cap * sizeof(*b));
+        c->evbuf = b;
+        c->evbuf_cap = cap;
+    }
+    for (unsigned i = 0; i < *n; i++) {
+        uint32_t e = (*with)[i];
+        do {
+            c->evbuf[k++] = e;
+            e = *zc__dd_next(&c->dd, e);
+        } while (e != (*with)[i]);
+    }
+    *with = c->evbuf;
+    *n = (unsigned)total;
+    return true;
+}
+
 /* Evict the policy's victim, and whatever must go with it to free its
  * frame.  false if nothing is evictable. */
 static bool evict_one(zc_cache *c)
@@ -190,6 +271,11 @@ static bool evict_one(zc_cache *c)
     if (!victim)
         return false;
     h = zc__ent(&c->idx.ents, victim)->handle;
+    if (zc__shared(c, victim)) {
+        /* Its copy stays with the other sharers: nothing goes with it. */
+        drop(c, zc__page_object(&c->idx, victim), victim, DROP_EVICT);
+        return true;
+    }
     if (!(h & ZC__HANDLE_RAW)) {
         if (c->pops->whole_frames) {
             with = c->mates;
@@ -202,6 +288,10 @@ static bool evict_one(zc_cache *c)
     for (unsigned i = 0; i < n; i++) {
         uint16_t size;
         zc__read_hdr(c, with[i], &with[i], &size);
+    }
+    if (c->cfg.dedup && n && !expand_rings(c, &with, &n)) {
+        /* No memory to list the sharers: the victim alone, this time. */
+        n = 0;
     }
     for (unsigned i = 0; i < n; i++)
         drop(c, zc__page_object(&c->idx, with[i]), with[i], DROP_EVICT);
@@ -234,10 +324,17 @@ static void on_moved(void *ctx, uint32_t old_handle, uint32_t new_handle)
     uint16_t size;
 
     zc__read_hdr(c, new_handle, &eid, &size);
-    if (zc__ent(&c->idx.ents, eid)->handle == old_handle)
-        zc__ent(&c->idx.ents, eid)->handle = new_handle;
-    else
+    if (zc__ent(&c->idx.ents, eid)->handle != old_handle) {
         c->bad_moves++; /* zc_cache_check() reports it */
+    } else if (c->cfg.dedup) {
+        uint32_t e = eid;
+        do {
+            zc__ent(&c->idx.ents, e)->handle = new_handle;
+            e = *zc__dd_next(&c->dd, e);
+        } while (e != eid);
+    } else {
+        zc__ent(&c->idx.ents, eid)->handle = new_handle;
+    }
     c->st.compactions++;
 }
 
@@ -254,6 +351,8 @@ static void cache_free_parts(zc_cache *c)
         zc__free(&c->mem, c->pstate, c->pops->state_size);
     }
     zc__free(&c->mem, c->dwrk, c->dwrk_bytes);
+    zc__dd_destroy(&c->dd);
+    zc__free(&c->mem, c->evbuf, c->evbuf_cap * sizeof(uint32_t));
     zc__free(&c->mem, c->mates, (size_t)c->mates_max * sizeof(uint32_t));
     zc__index_destroy(&c->idx);
     zc__arena_destroy(&c->arena);
@@ -309,6 +408,7 @@ int zc_cache_create(const zc_config *cfg, zc_cache **out)
     zc__arena_init(&c->arena, &c->mem, cfg->page_size,
                    (uint32_t)(cfg->capacity_bytes / cfg->page_size));
     zc__index_init(&c->idx, &c->mem);
+    zc__dd_init(&c->dd, &c->mem);
     reloc.moved = on_moved;
     reloc.ctx = c;
     rc = -ZC_ENOMEM;
@@ -431,6 +531,34 @@ int zc_memo_prepare(zc_memo *m, zc_cache *c, const void *page)
 
 /* ---- put ---------------------------------------------------------------- */
 
+/* Dedup: does the copy held by anchor have exactly these bytes? */
+struct same_copy {
+    zc_cache *c;
+    bool raw;
+    const uint8_t *bytes;
+    size_t clen;
+};
+
+static int is_same_copy(void *ctx, uint32_t anchor)
+{
+    struct same_copy *x = ctx;
+    zc_cache *c = x->c;
+    uint32_t h = zc__ent(&c->idx.ents, anchor)->handle, owner;
+    uint16_t size;
+
+    if (x->raw != !!(h & ZC__HANDLE_RAW))
+        return 0;
+    if (x->raw)
+        return !memcmp(zc__arena_frame(&c->arena, h & ~ZC__HANDLE_RAW),
+                       x->bytes, c->cfg.page_size);
+    zc__read_hdr(c, h, &owner, &size);
+    return size == x->clen &&
+           !memcmp((const uint8_t *)c->aops->map(
+                       c->alloc, h, ZC__OBJ_HDR + x->clen, c->bounce) +
+                       ZC__OBJ_HDR,
+                   x->bytes, x->clen);
+}
+
 /* Hysteresis: the arena is full.  Evict by the policy down to the
  * watermark, as zswap's shrinker would before it accepts again. */
 static void shrink_to_watermark(zc_cache *c)
@@ -458,6 +586,7 @@ int zc_put_page_flags(zc_cache *c, int pool, const zc_filekey *key,
     size_t clen = 0;
     uint32_t oid, eid, handle = ZC__HANDLE_SAME;
     bool same = false, raw = false, inactive, full = false;
+    uint32_t dhash = 0, anchor = ZC__DD_NONE;
     int rc = 0, crc = 0;
 
     if (!c || !key || !page || (flags & ~ZC_PUT_ACTIVE))
@@ -528,6 +657,12 @@ int zc_put_page_flags(zc_cache *c, int pool, const zc_filekey *key,
             raw = true;
         }
         raw = raw || clen + ZC__OBJ_HDR > c->obj_max;
+        if (c->cfg.dedup) {
+            struct same_copy sx = {c, raw, raw ? page : sc->out + ZC__OBJ_HDR,
+                                   clen};
+            dhash = zc__dd_hash(sx.bytes, raw ? ps : clen);
+            anchor = zc__dd_find(&c->dd, dhash, is_same_copy, &sx);
+        }
     }
     /* Index first: a failure here leaves the cache as it was, and the
      * object is pinned (count + 1) so that evicting its other pages to
@@ -536,11 +671,37 @@ int zc_put_page_flags(zc_cache *c, int pool, const zc_filekey *key,
         rc = zc__object_new(&c->idx, pool, key, (uint32_t)(index >> 32), &oid);
     if (!rc) {
         rc = zc__entry_new(&c->idx, &eid);
+        if (!rc && c->cfg.dedup && (rc = zc__dd_ring_reserve(&c->dd, eid)))
+            zc__entry_free(&c->idx, eid);
         if (rc && zc__obj(&c->idx, oid)->count == 0)
             zc__object_release(&c->idx, oid);
     }
     if (rc)
         goto out;
+    if (anchor != ZC__DD_NONE) {
+        /* An identical copy is held: share it. */
+        handle = zc__ent(&c->idx.ents, anchor)->handle;
+        rc = c->pops->insert(c->pstate, eid,
+                             raw ? (uint32_t)ps
+                                 : (uint32_t)(clen + ZC__OBJ_HDR));
+        if (rc) {
+            zc__entry_free(&c->idx, eid);
+            if (zc__obj(&c->idx, oid)->count == 0)
+                zc__object_release(&c->idx, oid);
+            goto out;
+        }
+        zc__ent(&c->idx.ents, eid)->index = (uint32_t)index;
+        zc__ent(&c->idx.ents, eid)->handle = handle;
+        *zc__dd_next(&c->dd, eid) = *zc__dd_next(&c->dd, anchor);
+        *zc__dd_next(&c->dd, anchor) = eid;
+        touch_mates(c, handle);
+        c->st.compress_ns += dt;
+        c->st.dedup_hits++;
+        c->st.shared_pages++;
+        if (raw && clen > c->accept_bytes)
+            c->st.raw_stored++;
+        goto linked;
+    }
     if (!same) {
         zc__obj(&c->idx, oid)->count++;
         for (;;) {
@@ -565,6 +726,8 @@ int zc_put_page_flags(zc_cache *c, int pool, const zc_filekey *key,
             rc = c->pops->insert(c->pstate, eid,
                                  raw ? (uint32_t)ps
                                      : (uint32_t)(clen + ZC__OBJ_HDR));
+            if (!rc && c->cfg.dedup && (rc = zc__dd_insert(&c->dd, dhash, eid)))
+                c->pops->remove(c->pstate, eid);
             if (rc) {
                 if (raw)
                     zc__arena_free(&c->arena, handle & ~ZC__HANDLE_RAW);
@@ -620,6 +783,9 @@ int zc_put_page_flags(zc_cache *c, int pool, const zc_filekey *key,
             c->st.compress_ns += dt;
         }
     }
+    if (c->cfg.dedup)
+        *zc__dd_next(&c->dd, eid) = eid; /* a ring of its own */
+linked:
     zc__page_link(&c->idx, oid, eid);
     c->st.stored_pages++;
     c->st.stored_puts++;
@@ -675,8 +841,13 @@ int zc_get_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
 
         zc__read_hdr(c, h, &owner, &size);
         src = c->aops->map(c->alloc, h, ZC__OBJ_HDR + (size_t)size, c->bounce);
-        if (owner != eid || c->comp->decompress(src + ZC__OBJ_HDR, size, page,
-                                                c->cfg.page_size, c->dwrk)) {
+        /* The header names this entry, or with dedup the anchor of the
+         * copy, which holds the same handle. */
+        if ((owner != eid &&
+             (!c->cfg.dedup || owner >= c->idx.ents.nchunks << ZC__ENT_SHIFT ||
+              zc__ent(&c->idx.ents, owner)->handle != h)) ||
+            c->comp->decompress(src + ZC__OBJ_HDR, size, page, c->cfg.page_size,
+                                c->dwrk)) {
             /* Never hand out what we cannot vouch for. */
             drop(c, oid, eid, DROP_INVALIDATE);
             rc = -ZC_ECORRUPT;

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "dedup.h"
 #include "index.h"
 
 /* In front of every compressed object in the arena: the entry that owns
@@ -45,12 +46,21 @@ struct zc_cache {
     size_t dwrk_bytes;
     uint32_t *mates; /* frame mates of one object, under lock */
     unsigned mates_max;
+    struct zc__dedup dd; /* copies and their sharers, if cfg.dedup */
+    uint32_t *evbuf;     /* dedup: entries to evict with a frame */
+    size_t evbuf_cap;
     size_t obj_max;             /* largest object the allocator takes */
     atomic_uint_fast64_t epoch; /* bumped by every pool creation and drop */
     atomic_size_t work_bytes;   /* scratch buffers held */
     zc_stats st;                /* counters; "now" fields are filled on read */
     uint64_t bad_moves; /* relocations whose entry did not match (a bug) */
 };
+
+/* The ring of sharers says whether an entry shares its copy (dedup). */
+static inline bool zc__shared(const struct zc_cache *c, uint32_t eid)
+{
+    return c->cfg.dedup && *zc__dd_next(&c->dd, eid) != eid;
+}
 
 static inline void zc__read_hdr(const struct zc_cache *c, uint32_t handle,
                                 uint32_t *eid, uint16_t *size)

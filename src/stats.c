@@ -53,7 +53,83 @@ int zc_stats_get(const zc_cache *cc, zc_stats *out)
 
 struct tally {
     uint64_t pages, same, raw, compr, objects;
+    uint64_t copies, shared; /* dedup: copies held, pages sharing one */
 };
+
+struct in_ring {
+    const zc_cache *c;
+    uint32_t eid;
+};
+
+/* Is anchor one of eid's ring? */
+static int anchor_in_ring(void *ctx, uint32_t anchor)
+{
+    const struct in_ring *x = ctx;
+    const zc_cache *c = x->c;
+    uint32_t e = x->eid;
+
+    if (anchor >= c->idx.ents.nchunks << ZC__ENT_SHIFT)
+        return 0;
+    do {
+        if (e == anchor)
+            return 1;
+        e = *zc__dd_next(&c->dd, e);
+    } while (e != x->eid);
+    return 0;
+}
+
+/* Dedup: the ring of entry id holds one handle and closes; its copy is in
+ * the table under one of the ring, the anchor, which a compressed copy's
+ * header names.  The copy is counted at its anchor. */
+static int check_sharers(const zc_cache *c, uint32_t id, struct tally *t)
+{
+    zc_cache *cc = (zc_cache *)c; /* map() takes the bounce buffer */
+    uint32_t h = zc__ent(&c->idx.ents, id)->handle, e = id, anchor;
+    uint64_t n = 0;
+    struct in_ring x = {c, id};
+    const uint8_t *p;
+    size_t len;
+    uint32_t owner = 0;
+    uint16_t size = 0;
+
+    if ((id >> 8) >= c->dd.nring)
+        return -ZC_ECORRUPT;
+    do {
+        e = *zc__dd_next(&c->dd, e);
+        if ((e >> 8) >= c->dd.nring ||
+            e >= c->idx.ents.nchunks << ZC__ENT_SHIFT ||
+            zc__ent(&c->idx.ents, e)->handle != h || ++n > c->idx.ents.used)
+            return -ZC_ECORRUPT;
+    } while (e != id);
+    if (h & ZC__HANDLE_RAW) {
+        uint32_t f = h & ~ZC__HANDLE_RAW;
+        if (f / ZC__CHUNK_FRAMES >= c->arena.nchunks ||
+            !c->arena.chunks[f / ZC__CHUNK_FRAMES].base)
+            return -ZC_ECORRUPT;
+        p = zc__arena_frame(&c->arena, f);
+        len = c->cfg.page_size;
+    } else {
+        zc__read_hdr(c, h, &owner, &size);
+        if (size == 0 || (size > c->accept_bytes && !c->cfg.store_raw))
+            return -ZC_ECORRUPT;
+        p = (const uint8_t *)cc->aops->map(cc->alloc, h, ZC__OBJ_HDR + size,
+                                           cc->bounce) +
+            ZC__OBJ_HDR;
+        len = size;
+    }
+    anchor = zc__dd_find(&c->dd, zc__dd_hash(p, len), anchor_in_ring, &x);
+    if (anchor == ZC__DD_NONE || (!(h & ZC__HANDLE_RAW) && owner != anchor))
+        return -ZC_ECORRUPT;
+    if (anchor == id) {
+        t->copies++;
+        t->compr += len;
+        if (h & ZC__HANDLE_RAW)
+            t->raw++;
+    } else {
+        t->shared++;
+    }
+    return 0;
+}
 
 static int check_object(const zc_cache *c, uint32_t oid, int pool,
                         struct tally *t)
@@ -74,6 +150,10 @@ static int check_object(const zc_cache *c, uint32_t oid, int pool,
             e = zc__ent(&c->idx.ents, id);
             if (e->handle == ZC__HANDLE_SAME) {
                 t->same++;
+            } else if (c->cfg.dedup) {
+                int rc = check_sharers(c, id, t);
+                if (rc)
+                    return rc;
             } else if (e->handle & ZC__HANDLE_RAW) {
                 uint32_t f = e->handle & ~ZC__HANDLE_RAW;
                 const struct zc__chunk *ch;
@@ -147,6 +227,10 @@ static int check_locked(const zc_cache *c)
     if (live_pools != c->idx.live_pools || t.objects != c->idx.objects ||
         files != c->idx.files)
         return -ZC_ECORRUPT;
+    if (c->cfg.dedup &&
+        (t.shared != s->shared_pages || t.copies != c->dd.used ||
+         t.copies + t.shared + t.same != t.pages))
+        return -ZC_ECORRUPT;
     if (t.pages != s->stored_pages || t.same != s->same_filled_pages ||
         t.raw != s->raw_pages || t.compr != s->compr_data_size ||
         t.pages * c->cfg.page_size != s->orig_data_size ||
@@ -161,7 +245,7 @@ static int check_locked(const zc_cache *c)
     rc = c->aops->check(c->alloc, &held);
     if (rc)
         return rc;
-    if (held != t.pages - t.same - t.raw)
+    if (held != t.pages - t.same - t.raw - t.shared)
         return -ZC_ECORRUPT;
     if (atomic_load(&c->mem.arena_bytes) !=
             (size_t)c->arena.frames_obtained * c->cfg.page_size ||

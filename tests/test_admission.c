@@ -271,6 +271,124 @@ static void test_memo_keeps_levels_apart(void **state)
     zc_memo_destroy(m);
 }
 
+/* Ten keys with one content: one copy, ten pages; the copy stays until
+ * its last page goes, and a key put again with other bytes never returns
+ * the shared ones. */
+static void dedup_one_copy(const char *spec, const unsigned char *pg)
+{
+    unsigned char other[PS], out[PS];
+    zc_cache *c = zt_cache_new(spec, NULL);
+    int p = zc_init_fs(c, PS);
+    zc_stats one, s;
+
+    for (uint64_t i = 0; i < 10; i++) {
+        zc_filekey k = zc_filekey_from_ino(1 + i % 3);
+        assert_int_equal(zc_put_page(c, p, &k, i, pg), 0);
+        if (i == 0)
+            one = stats_of(c);
+    }
+    s = stats_of(c);
+    assert_int_equal(s.dedup_hits, 9);
+    assert_int_equal(s.shared_pages, 9);
+    assert_int_equal(s.stored_pages, 10);
+    assert_int_equal(s.compr_data_size, one.compr_data_size);
+    assert_int_equal(s.mem_used_total, one.mem_used_total);
+    assert_int_equal(zc_cache_check(c), 0);
+    /* Key 0 gets other bytes: the others keep the shared copy. */
+    memcpy(other, pg, PS);
+    other[100] ^= 0x5a;
+    zc_filekey k0 = zc_filekey_from_ino(1);
+    assert_int_equal(zc_put_page(c, p, &k0, 0, other), 0);
+    for (uint64_t i = 0; i < 10; i++) {
+        zc_filekey k = zc_filekey_from_ino(1 + i % 3);
+        assert_int_equal(zc_get_page(c, p, &k, i, out), 0);
+        assert_memory_equal(out, i ? pg : other, PS);
+        assert_int_equal(zc_cache_check(c), 0);
+    }
+    s = stats_of(c);
+    assert_int_equal(s.stored_pages, 10);
+    assert_int_equal(s.shared_pages, 8);
+    /* Invalidate all but one sharer, then that one: the arena empties. */
+    for (uint64_t i = 1; i < 9; i++) {
+        zc_filekey k = zc_filekey_from_ino(1 + i % 3);
+        assert_int_equal(zc_invalidate_page(c, p, &k, i), 0);
+    }
+    assert_int_equal(zc_probe_page(c, p, &(zc_filekey){{3}}, 8), 0);
+    assert_int_equal(stats_of(c).shared_pages, 0);
+    assert_int_equal(zc_cache_check(c), 0);
+    assert_int_equal(zc_invalidate_fs(c, p), 0);
+    s = stats_of(c);
+    assert_int_equal(s.stored_pages, 0);
+    assert_int_equal(s.mem_used_total, 0);
+    assert_int_equal(s.compr_data_size, 0);
+    assert_int_equal(zc_cache_check(c), 0);
+    zc_cache_destroy(c);
+}
+
+static void test_dedup_stores_identical_pages_once(void **state)
+{
+    unsigned char rnd[PS];
+
+    (void)state;
+    dedup_one_copy("dedup=true,exclusive_gets=false", zt_corpus_page(PS, 7));
+    dedup_one_copy("dedup=true,exclusive_gets=false,allocator=zbud",
+                   zt_corpus_page(PS, 9));
+    zt_fill_random(rnd, PS, 3); /* a raw copy */
+    dedup_one_copy("dedup=true,exclusive_gets=false,store_raw=true", rnd);
+    dedup_one_copy("dedup=true,exclusive_gets=false,compressor=none,"
+                   "accept_percent=100",
+                   zt_corpus_page(PS, 11));
+}
+
+/* Without dedup the same ten puts take ten copies. */
+static void test_dedup_off_stores_every_copy(void **state)
+{
+    const unsigned char *pg = zt_corpus_page(PS, 7);
+    zc_cache *c = zt_cache_new("dedup=false", NULL);
+    int p = zc_init_fs(c, PS);
+    zc_filekey k = zc_filekey_from_ino(1);
+
+    (void)state;
+    for (uint64_t i = 0; i < 10; i++)
+        assert_int_equal(zc_put_page(c, p, &k, i, pg), 0);
+    zc_stats s = stats_of(c);
+    assert_int_equal(s.dedup_hits, 0);
+    assert_int_equal(s.compr_data_size, 10 * zt_lzo_size(pg, PS));
+    zc_cache_destroy(c);
+}
+
+/* A shared copy evicted from a full cache: its sharers go one by one, and
+ * the memory comes back only with the last. */
+static void test_dedup_eviction_keeps_shared_copies_coherent(void **state)
+{
+    unsigned char pg[PS], out[PS];
+    zc_cache *c = zt_cache_new("dedup=true,compressor=none,accept_percent=100,"
+                               "capacity=32K,exclusive_gets=false",
+                               NULL);
+    int p = zc_init_fs(c, PS);
+    zc_filekey k = zc_filekey_from_ino(1);
+
+    (void)state;
+    for (uint64_t i = 0; i < 200; i++) {
+        zt_fill_random(pg, PS, i % 13); /* 13 contents, 8 frames */
+        assert_int_equal(zc_put_page(c, p, &k, i, pg), 0);
+        assert_int_equal(zc_cache_check(c), 0);
+    }
+    for (uint64_t i = 0; i < 200; i++) {
+        int rc = zc_get_page(c, p, &k, i, out);
+        if (rc == 0) {
+            zt_fill_random(pg, PS, i % 13);
+            assert_memory_equal(out, pg, PS);
+        } else {
+            assert_int_equal(rc, -ZC_ENOENT);
+        }
+    }
+    zc_stats s = stats_of(c);
+    assert_true(s.evictions > 0);
+    assert_true(s.mem_used_total <= 8 * PS);
+    zc_cache_destroy(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -280,6 +398,9 @@ int main(void)
         cmocka_unit_test(test_active_only_admits_flagged_puts_at_no_cost),
         cmocka_unit_test(test_higher_levels_store_no_more_bytes),
         cmocka_unit_test(test_memo_keeps_levels_apart),
+        cmocka_unit_test(test_dedup_stores_identical_pages_once),
+        cmocka_unit_test(test_dedup_off_stores_every_copy),
+        cmocka_unit_test(test_dedup_eviction_keeps_shared_copies_coherent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

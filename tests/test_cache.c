@@ -1721,6 +1721,10 @@ int main(void)
         {"store_raw=true", NEED_REJECT},
         {"hysteresis_percent=90", NEED_EVICT},
         {"hysteresis_percent=100", NEED_EVICT},
+        {"dedup=true", 0},
+        {"dedup=true,allocator=zbud,policy=frame_lru", NEED_LRU},
+        {"dedup=true,compressor=none,accept_percent=100",
+         NEED_LZO | NEED_REJECT},
     };
     size_t n = 0;
     for (int k = 0; k < 3; k++) {
