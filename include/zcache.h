@@ -131,7 +131,8 @@ typedef struct zc_config {
                                 ZC_CAPACITY_MAX */
     size_t page_size;        /* a power of two, 512..65536; default 4096 */
     const char *compressor;  /* "lzo" (lzo1x_1, default), "none" (raw) */
-    const char *allocator;   /* "zsmalloc" (default), "zbud" */
+    const char *allocator;   /* "zsmalloc" (default), "zbud", "z3fold",
+                                "xvmalloc" */
     const char *policy;      /* "lru" (default) */
     unsigned accept_percent; /* keep a page only if its compressed size is at
                                 most page_size*accept_percent/100; 0..100,

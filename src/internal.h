@@ -145,7 +145,17 @@ extern const struct zc__compressor_ops zc__compressor_lzo;
 extern const struct zc__compressor_ops zc__compressor_none;
 extern const struct zc__allocator_ops zc__allocator_zsmalloc;
 extern const struct zc__allocator_ops zc__allocator_zbud;
+extern const struct zc__allocator_ops zc__allocator_z3fold;
+extern const struct zc__allocator_ops zc__allocator_xvmalloc;
 extern const struct zc__policy_ops zc__policy_lru;
+
+/* ---- alloc/zsmalloc.c, for the conformance tests -------------------- */
+
+/* The frames (1 or 2, in span order) that the slot of zsmalloc object h
+ * reaches into.  mates() is defined by slots, and a slot may reach into a
+ * frame where the object's own bytes do not, so map() cannot tell the
+ * tests' brute force what this does. */
+unsigned zc__zsmalloc_slot_frames(const void *a, uint32_t h, uint32_t out[2]);
 
 /* ---- config.c --------------------------------------------------------- */
 

@@ -21,6 +21,8 @@ static const struct zc__compressor_ops *const compressors[] = {
 static const struct zc__allocator_ops *const allocators[] = {
     &zc__allocator_zsmalloc,
     &zc__allocator_zbud,
+    &zc__allocator_z3fold,
+    &zc__allocator_xvmalloc,
 };
 
 static const struct zc__policy_ops *const policies[] = {

@@ -372,7 +372,7 @@ static void test_parse_unknown_backend_names_are_einval(void **state)
         "compressor=lz",
         "compressor=lzo1",
         "compressor=",
-        "allocator=z3fold",
+        "allocator=zblock",
         "allocator=zsmallo",
         "allocator=",
         "policy=fifo",
@@ -463,7 +463,7 @@ static void test_parse_error_message_names_the_bad_key(void **state)
         {"accept_percent=150", "accept_percent", "150"},
         {"capacity=12abc", "capacity", "12abc"},
         {"compressor=zstd", "compressor", "zstd"},
-        {"allocator=z3fold", "allocator", "z3fold"},
+        {"allocator=zblock", "allocator", "zblock"},
         {"policy=clock", "policy", "clock"},
         {"same_filled=maybe", "same_filled", "maybe"},
         {"page_size=lots", "page_size", "lots"},
@@ -716,8 +716,8 @@ static void test_create_rejects_unknown_backend_names(void **state)
     cfg.compressor = "zstd";
     assert_create_fails(&cfg, "compressor zstd");
     cfg = zc_config_default();
-    cfg.allocator = "z3fold";
-    assert_create_fails(&cfg, "allocator z3fold");
+    cfg.allocator = "zblock";
+    assert_create_fails(&cfg, "allocator zblock");
     cfg = zc_config_default();
     cfg.policy = "clock";
     assert_create_fails(&cfg, "policy clock");
@@ -831,11 +831,13 @@ static void test_registry_lists_compressors_lzo_and_none(void **state)
     check_registry(ZC_BACKEND_COMPRESSOR, want, 2);
 }
 
-static void test_registry_lists_allocators_zsmalloc_and_zbud(void **state)
+static void
+test_registry_lists_allocators_zsmalloc_zbud_z3fold_xvmalloc(void **state)
 {
     (void)state;
-    static const char *const want[] = {"zsmalloc", "zbud"};
-    check_registry(ZC_BACKEND_ALLOCATOR, want, 2);
+    static const char *const want[] = {"zsmalloc", "zbud", "z3fold",
+                                       "xvmalloc"};
+    check_registry(ZC_BACKEND_ALLOCATOR, want, 4);
 }
 
 static void test_registry_lists_policy_lru(void **state)
@@ -960,7 +962,8 @@ int main(void)
         cmocka_unit_test(test_create_null_arguments_are_einval),
         cmocka_unit_test(test_create_copies_the_config),
         cmocka_unit_test(test_registry_lists_compressors_lzo_and_none),
-        cmocka_unit_test(test_registry_lists_allocators_zsmalloc_and_zbud),
+        cmocka_unit_test(
+            test_registry_lists_allocators_zsmalloc_zbud_z3fold_xvmalloc),
         cmocka_unit_test(test_registry_lists_policy_lru),
         cmocka_unit_test(test_registry_unknown_kind_returns_null),
         cmocka_unit_test(test_strerror_explains_every_code),
