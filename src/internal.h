@@ -161,11 +161,21 @@ extern const struct zc__compressor_ops zc__compressor_zstd;
 const char *zc__backend_absent(zc_backend_kind kind, const char *name);
 extern const struct zc__allocator_ops zc__allocator_zsmalloc;
 extern const struct zc__allocator_ops zc__allocator_zbud;
+extern const struct zc__allocator_ops zc__allocator_z3fold;
+extern const struct zc__allocator_ops zc__allocator_xvmalloc;
 extern const struct zc__policy_ops zc__policy_lru;
 extern const struct zc__policy_ops zc__policy_fifo;
 extern const struct zc__policy_ops zc__policy_clock;
 extern const struct zc__policy_ops zc__policy_frame_lru;
 extern const struct zc__policy_ops zc__policy_gdsf;
+
+/* ---- alloc/zsmalloc.c, for the conformance tests -------------------- */
+
+/* The frames (1 or 2, in span order) that the slot of zsmalloc object h
+ * reaches into.  mates() is defined by slots, and a slot may reach into a
+ * frame where the object's own bytes do not, so map() cannot tell the
+ * tests' brute force what this does. */
+unsigned zc__zsmalloc_slot_frames(const void *a, uint32_t h, uint32_t out[2]);
 
 /* ---- config.c --------------------------------------------------------- */
 

@@ -42,6 +42,8 @@ static const struct {
 static const struct zc__allocator_ops *const allocators[] = {
     &zc__allocator_zsmalloc,
     &zc__allocator_zbud,
+    &zc__allocator_z3fold,
+    &zc__allocator_xvmalloc,
 };
 
 static const struct zc__policy_ops *const policies[] = {

@@ -904,11 +904,13 @@ static void test_level_range_is_the_compressors(void **state)
     }
 }
 
-static void test_registry_lists_allocators_zsmalloc_and_zbud(void **state)
+static void
+test_registry_lists_allocators_zsmalloc_zbud_z3fold_xvmalloc(void **state)
 {
     (void)state;
-    static const char *const want[] = {"zsmalloc", "zbud"};
-    check_registry_opt(ZC_BACKEND_ALLOCATOR, want, 2, true);
+    static const char *const want[] = {"zsmalloc", "zbud", "z3fold",
+                                       "xvmalloc"};
+    check_registry(ZC_BACKEND_ALLOCATOR, want, 4);
 }
 
 static void test_registry_lists_policies(void **state)
@@ -1038,7 +1040,8 @@ int main(void)
         cmocka_unit_test(test_registry_lists_compressors_lzo_and_none),
         cmocka_unit_test(test_optional_compressors_exist_or_say_why_not),
         cmocka_unit_test(test_level_range_is_the_compressors),
-        cmocka_unit_test(test_registry_lists_allocators_zsmalloc_and_zbud),
+        cmocka_unit_test(
+            test_registry_lists_allocators_zsmalloc_zbud_z3fold_xvmalloc),
         cmocka_unit_test(test_registry_lists_policies),
         cmocka_unit_test(test_registry_unknown_kind_returns_null),
         cmocka_unit_test(test_strerror_explains_every_code),

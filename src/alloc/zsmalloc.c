@@ -30,6 +30,10 @@
  * relocate hook so the owner can update its handle.  Partly used spans
  * therefore never waste more than one span per class.
  *
+ * Nothing is evicted for a frame's sake, so buddies() is empty; mates()
+ * names the in-use slots of the span that reach into a frame this object's
+ * slot reaches into (a slot straddles at most two).
+ *
  * Invariants: a span is on its class's non-full list iff inuse < objs;
  * class free_slots == sum of (objs - inuse) over its spans < objs after
  * every free; an empty span does not exist.
@@ -564,6 +568,52 @@ static unsigned zs_buddies(void *p, uint32_t h, uint32_t *out, unsigned max)
     return 0;
 }
 
+/* The objects whose slots reach into a frame that h's slot reaches into:
+ * the slots from the one holding the first frame's first byte to the one
+ * holding the last frame's last byte, less h, the slots never used (from
+ * fresh on) and those on the free list. */
+static unsigned zs_mates(void *p, uint32_t h, uint32_t *out, unsigned max)
+{
+    struct zs *z = p;
+    uint32_t sid;
+    size_t off;
+    struct zs_span *sp = decode(z, h, &sid, &off);
+    const struct zs_class *c = &z->classes[sp->cls];
+    size_t lo = off & ~(z->page - 1);
+    size_t hi = ((off + c->size - 1) | (z->page - 1)) + 1;
+    unsigned self = (unsigned)(off / c->size), first, last, n = 0;
+
+    first = (unsigned)(lo / c->size);
+    last = (unsigned)((hi - 1) / c->size);
+    if (last >= sp->fresh)
+        last = sp->fresh - 1u; /* self < fresh, so fresh >= 1 */
+    memset(z->bitmap + first / 8, 0, last / 8 - first / 8 + 1);
+    for (uint16_t s = sp->free_head; s != NO_SLOT;
+         s = read16(slot_ptr(z, sp, (size_t)s * c->size)))
+        if (s >= first && s <= last)
+            z->bitmap[s / 8] |= (uint8_t)(1u << (s % 8));
+    for (unsigned s = first; s <= last && n < max; s++)
+        if (s != self && !(z->bitmap[s / 8] & (1u << (s % 8))))
+            out[n++] = encode(z, sid, s);
+    return n;
+}
+
+unsigned zc__zsmalloc_slot_frames(const void *p, uint32_t h, uint32_t out[2])
+{
+    const struct zs *z = p;
+    uint32_t sid;
+    size_t off;
+    const struct zs_span *sp = decode(z, h, &sid, &off);
+    size_t f0 = off >> z->shift;
+    size_t f1 = (off + z->classes[sp->cls].size - 1) >> z->shift;
+
+    out[0] = sp->frames[f0];
+    if (f1 == f0)
+        return 1;
+    out[1] = sp->frames[f1];
+    return 2;
+}
+
 static int zs_check(const void *p, uint64_t *objects)
 {
     const struct zs *z = p;
@@ -632,6 +682,6 @@ const struct zc__allocator_ops zc__allocator_zsmalloc = {
     .map = zs_map,
     .write = zs_write,
     .buddies = zs_buddies,
-    .mates = zs_buddies,
+    .mates = zs_mates,
     .check = zs_check,
 };
