@@ -21,7 +21,8 @@
  * against the kernel's zsmalloc (0.953 on such pages) and the ideal (the sum
  * of the LZO sizes in whole frames).
  *
- * Pages.  Each directory is walked recursively; its regular, readable files
+ * Pages (chosen by pages.c, shared with zc-bench-backends).  Each
+ * directory is walked recursively; its regular, readable files
  * (symlinks are not followed) are sorted by path and seen as one sequence of
  * 4 KiB pages, each file's last partial page zero-filled as the page cache
  * does.  The page budget is shared equally between the directories (a
@@ -64,19 +65,16 @@
 
 #include <lzo/lzo1x.h>
 
+#include "pages.h"
 #include "zcache.h"
 
 #define BENCH_NAME "zc-bench-core"
 #define BENCH_DEFAULT_PAGES 32768u
 #define BENCH_DEFAULT_RUNS 5u
 #define BENCH_MAX_RUNS 1000u
-#define BENCH_BLOCK_PAGES 16u   /* pages per sampled run and per turn */
 #define BENCH_REF_DENSITY 0.953 /* the kernel's zsmalloc on such pages */
 #define BENCH_META_LIMIT 32.0   /* project limit: meta bytes per page */
 #define BENCH_RATIO_TARGET 1.10 /* project target for both ratios */
-
-static const char *const default_dirs[] = {
-    "/usr/include", "/usr/lib/x86_64-linux-gnu", "/usr/bin", "/usr/share/doc"};
 
 /* Keeps the baseline loops' results alive so nothing is optimised away. */
 static volatile uint64_t bench_sink;
@@ -214,19 +212,6 @@ static double ratio(double a, double b)
     return b > 0 ? a / b : 0.0;
 }
 
-/* 0: not same-filled; 1: zero page; 2: one repeated non-zero 64-bit word. */
-static int same_filled_kind(const uint8_t *page, size_t page_size)
-{
-    uint64_t first, w;
-    memcpy(&first, page, sizeof first);
-    for (size_t off = sizeof w; off < page_size; off += sizeof w) {
-        memcpy(&w, page + off, sizeof w);
-        if (w != first)
-            return 0;
-    }
-    return first == 0 ? 1 : 2;
-}
-
 static void json_string(const char *s)
 {
     putchar('"');
@@ -269,8 +254,8 @@ static void usage(FILE *out)
         "options:\n"
         "  --dir DIR        take file pages from DIR (repeatable; replaces\n"
         "                   the defaults, shared equally):\n");
-    for (size_t i = 0; i < sizeof default_dirs / sizeof *default_dirs; i++)
-        fprintf(out, "                     %s\n", default_dirs[i]);
+    for (size_t i = 0; i < BENCH_NDEFAULT_DIRS; i++)
+        fprintf(out, "                     %s\n", bench_default_dirs[i]);
     fprintf(out,
             "  --pages N        pages to use in total (default %u)\n"
             "  --runs R         repetitions of each timed loop; the median is\n"
@@ -420,294 +405,9 @@ static void parse_args(int argc, char **argv, bench_opts *o, size_t page_size)
         }
     }
     if (o->ndirs == 0) {
-        o->dirs = xmalloc(sizeof default_dirs);
-        memcpy(o->dirs, default_dirs, sizeof default_dirs);
-        o->ndirs = sizeof default_dirs / sizeof *default_dirs;
-    }
-}
-
-/* ------------------------------------------------------------------------
- * Page sources
- * ------------------------------------------------------------------------ */
-
-typedef struct src_file {
-    char *path;
-    uint64_t npages;
-} src_file;
-
-typedef struct src_dir {
-    const char *path;
-    bool usable;     /* exists and is a directory */
-    src_file *files; /* sorted by path */
-    size_t nfiles, cap;
-    size_t skipped; /* entries that could not be read */
-    uint64_t total_pages;
-    uint64_t ino_base;  /* inode of file k is ino_base + k + 1 */
-    size_t budget;      /* pages to take */
-    uint32_t *sel_file; /* the chosen pages, in file order */
-    uint64_t *sel_index;
-    size_t nsel;
-    /* the mix actually taken */
-    size_t files_used, zero, same_nonzero, le_accept;
-} src_dir;
-
-static int cmp_file(const void *a, const void *b)
-{
-    return strcmp(((const src_file *)a)->path, ((const src_file *)b)->path);
-}
-
-static char *join_path(const char *dir, const char *name)
-{
-    size_t a = strlen(dir), b = strlen(name);
-    bool slash = a > 0 && dir[a - 1] == '/';
-    char *p = xmalloc(a + b + 2);
-    memcpy(p, dir, a);
-    if (!slash)
-        p[a++] = '/';
-    memcpy(p + a, name, b + 1);
-    return p;
-}
-
-static void walk(src_dir *d, const char *path, size_t page_size)
-{
-    DIR *dp = opendir(path);
-    struct dirent *e;
-    if (!dp) {
-        d->skipped++;
-        return;
-    }
-    while ((e = readdir(dp)) != NULL) {
-        struct stat st;
-        char *full;
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        full = join_path(path, e->d_name);
-        if (lstat(full, &st) != 0) {
-            d->skipped++;
-            free(full);
-        } else if (S_ISDIR(st.st_mode)) {
-            walk(d, full, page_size);
-            free(full);
-        } else if (S_ISREG(st.st_mode) && st.st_size > 0) {
-            int fd = open(full, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-            if (fd < 0) {
-                d->skipped++;
-                free(full);
-                continue;
-            }
-            close(fd);
-            if (d->nfiles == d->cap) {
-                d->cap = d->cap ? 2 * d->cap : 256;
-                d->files = xrealloc(d->files, d->cap * sizeof *d->files);
-            }
-            d->files[d->nfiles].path = full;
-            d->files[d->nfiles].npages =
-                ((uint64_t)st.st_size + page_size - 1) / page_size;
-            d->total_pages += d->files[d->nfiles].npages;
-            d->nfiles++;
-        } else {
-            free(full); /* symlinks, empty files, devices, sockets */
-        }
-    }
-    closedir(dp);
-}
-
-/* Share `want` pages equally between directories; one with fewer pages than
- * its share takes all it has and leaves the rest to the others. */
-static void assign_budgets(src_dir *dirs, size_t n, size_t want)
-{
-    bool *open = xcalloc(n, sizeof *open);
-    size_t active = 0, remaining = want;
-    for (size_t i = 0; i < n; i++) {
-        dirs[i].budget = 0;
-        open[i] = dirs[i].total_pages > 0;
-        active += open[i];
-    }
-    while (active > 0 && remaining > 0) {
-        size_t share = remaining / active, extra = remaining % active, k = 0;
-        bool saturated = false;
-        for (size_t i = 0; i < n; i++) {
-            size_t cap;
-            if (!open[i])
-                continue;
-            cap = share + (k++ < extra ? 1 : 0);
-            if (dirs[i].total_pages <= cap) {
-                dirs[i].budget = (size_t)dirs[i].total_pages;
-                remaining -= dirs[i].budget;
-                open[i] = false;
-                active--;
-                saturated = true;
-            }
-        }
-        if (saturated)
-            continue;
-        k = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (open[i])
-                dirs[i].budget = share + (k++ < extra ? 1 : 0);
-        }
-        break;
-    }
-    free(open);
-}
-
-/* Choose d->budget pages of d's page sequence: all of them if they fit,
- * else evenly spaced blocks of BENCH_BLOCK_PAGES pages.  Block b (of Tb) is
- * taken when ceil((b+1)*Bb/Tb) > ceil(b*Bb/Tb), which takes exactly Bb
- * blocks, the first one included and the (possibly short) last one not
- * unless all are taken, so Bb full blocks always cover the budget. */
-static void select_pages(src_dir *d)
-{
-    const uint64_t R = BENCH_BLOCK_PAGES;
-    uint64_t T = d->total_pages, B = d->budget;
-    size_t fi = 0;
-    uint64_t fstart = 0;
-
-    d->sel_file = xmalloc(B * sizeof *d->sel_file);
-    d->sel_index = xmalloc(B * sizeof *d->sel_index);
-    d->nsel = 0;
-    if (B == 0)
-        return;
-
-    uint64_t Tb = (T + R - 1) / R, Bb = (B + R - 1) / R;
-    for (uint64_t b = 0; b < Tb && d->nsel < B; b++) {
-        uint64_t lo = (b * Bb + Tb - 1) / Tb, hi = ((b + 1) * Bb + Tb - 1) / Tb;
-        if (T > B && hi <= lo)
-            continue;
-        for (uint64_t g = b * R; g < (b + 1) * R && g < T && d->nsel < B; g++) {
-            while (g >= fstart + d->files[fi].npages) {
-                fstart += d->files[fi].npages;
-                fi++;
-            }
-            d->sel_file[d->nsel] = (uint32_t)fi;
-            d->sel_index[d->nsel] = g - fstart;
-            d->nsel++;
-        }
-    }
-}
-
-/* ------------------------------------------------------------------------
- * The page set
- * ------------------------------------------------------------------------ */
-
-typedef struct page_set {
-    size_t page_size;
-    size_t n;           /* pages */
-    uint8_t *data;      /* n * page_size bytes */
-    zc_filekey *keys;   /* per page */
-    uint64_t *index;    /* per page: page number in its file */
-    uint32_t *dir;      /* per page: source directory */
-    uint32_t *lzo_len;  /* per page: LZO1X-1 size */
-    uint8_t *same;      /* per page: same_filled_kind() */
-    size_t nfiles;      /* distinct files used */
-    size_t read_errors; /* pages zero-filled because a read failed */
-} page_set;
-
-static const uint8_t *page_at(const page_set *ps, size_t i)
-{
-    return ps->data + i * ps->page_size;
-}
-
-/* Read page `index` of the open file fd into buf, zero-filling what the file
- * lacks. */
-static bool read_page(int fd, uint64_t index, uint8_t *buf, size_t page_size)
-{
-    size_t got = 0;
-    off_t off = (off_t)(index * page_size);
-    while (got < page_size) {
-        ssize_t r = pread(fd, buf + got, page_size - got, off + (off_t)got);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            memset(buf, 0, page_size);
-            return false;
-        }
-        if (r == 0)
-            break;
-        got += (size_t)r;
-    }
-    memset(buf + got, 0, page_size - got);
-    return true;
-}
-
-/* Lay the chosen pages out in round-robin order and read them. */
-static void load_pages(page_set *ps, src_dir *dirs, size_t ndirs)
-{
-    size_t total = 0, i = 0;
-    int fd = -1;
-    const char *open_path = NULL;
-    size_t *cursor = xcalloc(ndirs, sizeof *cursor);
-    uint8_t **used = xcalloc(ndirs, sizeof *used);
-
-    for (size_t d = 0; d < ndirs; d++) {
-        total += dirs[d].nsel;
-        used[d] = xcalloc(dirs[d].nfiles, 1);
-    }
-    ps->n = total;
-    ps->data = xmalloc(total * ps->page_size);
-    ps->keys = xmalloc(total * sizeof *ps->keys);
-    ps->index = xmalloc(total * sizeof *ps->index);
-    ps->dir = xmalloc(total * sizeof *ps->dir);
-    ps->nfiles = 0;
-    ps->read_errors = 0;
-
-    while (i < total) {
-        for (size_t d = 0; d < ndirs; d++) {
-            src_dir *sd = &dirs[d];
-            for (unsigned k = 0; k < BENCH_BLOCK_PAGES && cursor[d] < sd->nsel;
-                 k++, cursor[d]++, i++) {
-                uint32_t f = sd->sel_file[cursor[d]];
-                uint64_t idx = sd->sel_index[cursor[d]];
-                const char *path = sd->files[f].path;
-                uint8_t *buf = ps->data + i * ps->page_size;
-
-                if (!used[d][f]) {
-                    used[d][f] = 1;
-                    sd->files_used++;
-                    ps->nfiles++;
-                }
-                if (path != open_path) {
-                    if (fd >= 0)
-                        close(fd);
-                    fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-                    open_path = path;
-                }
-                if (fd < 0 || !read_page(fd, idx, buf, ps->page_size)) {
-                    if (fd < 0)
-                        memset(buf, 0, ps->page_size);
-                    ps->read_errors++;
-                }
-                ps->keys[i] = zc_filekey_from_ino(sd->ino_base + f + 1);
-                ps->index[i] = idx;
-                ps->dir[i] = (uint32_t)d;
-            }
-        }
-    }
-    if (fd >= 0)
-        close(fd);
-    for (size_t d = 0; d < ndirs; d++)
-        free(used[d]);
-    free(used);
-    free(cursor);
-}
-
-/* The untimed survey: same-filled kind and LZO size of every page. */
-static void survey_pages(page_set *ps, src_dir *dirs, size_t accept_bytes,
-                         uint8_t *dst, void *wrkmem)
-{
-    ps->lzo_len = xmalloc(ps->n * sizeof *ps->lzo_len);
-    ps->same = xmalloc(ps->n);
-    for (size_t i = 0; i < ps->n; i++) {
-        lzo_uint len = 0;
-        src_dir *sd = &dirs[ps->dir[i]];
-        ps->same[i] = (uint8_t)same_filled_kind(page_at(ps, i), ps->page_size);
-        if (lzo1x_1_compress(page_at(ps, i), ps->page_size, dst, &len,
-                             wrkmem) != LZO_E_OK)
-            die("lzo1x_1_compress failed");
-        ps->lzo_len[i] = (uint32_t)len;
-        sd->zero += ps->same[i] == 1;
-        sd->same_nonzero += ps->same[i] == 2;
-        sd->le_accept += ps->same[i] == 0 && len <= accept_bytes;
+        o->dirs = xmalloc(sizeof bench_default_dirs);
+        memcpy(o->dirs, bench_default_dirs, sizeof bench_default_dirs);
+        o->ndirs = BENCH_NDEFAULT_DIRS;
     }
 }
 
@@ -1381,44 +1081,20 @@ int main(int argc, char **argv)
     bool *predicted;
     uint8_t *dst, *scratch;
     void *wrkmem;
-    uint64_t *t_comp, *t_dec, ino_base = 0, total_pages = 0;
-    size_t usable = 0, nallocs = 0;
+    uint64_t *t_comp, *t_dec;
+    size_t nallocs = 0;
     const char **allocs;
     alloc_result *res;
     alloc_run *runs;
     int status = 0;
 
+    bench_prog = BENCH_NAME;
     parse_args(argc, argv, &o, page_size);
     if (lzo_init() != LZO_E_OK)
         die("lzo_init failed");
 
     /* Collect. */
-    dirs = xcalloc(o.ndirs, sizeof *dirs);
-    for (size_t d = 0; d < o.ndirs; d++) {
-        struct stat st;
-        dirs[d].path = o.dirs[d];
-        if (stat(o.dirs[d], &st) != 0 || !S_ISDIR(st.st_mode)) {
-            fprintf(stderr, BENCH_NAME ": %s: not a directory, skipped\n",
-                    o.dirs[d]);
-            continue;
-        }
-        dirs[d].usable = true;
-        usable++;
-        walk(&dirs[d], o.dirs[d], page_size);
-        qsort(dirs[d].files, dirs[d].nfiles, sizeof *dirs[d].files, cmp_file);
-        dirs[d].ino_base = ino_base;
-        ino_base += dirs[d].nfiles;
-        total_pages += dirs[d].total_pages;
-    }
-    if (usable == 0)
-        die("none of the directories exists; give one with --dir DIR");
-    if (total_pages == 0)
-        die("no readable, non-empty regular files found in the directories");
-    assign_budgets(dirs, o.ndirs, o.pages);
-    for (size_t d = 0; d < o.ndirs; d++)
-        select_pages(&dirs[d]);
-    ps.page_size = page_size;
-    load_pages(&ps, dirs, o.ndirs);
+    dirs = pages_collect(o.dirs, o.ndirs, o.pages, page_size, &ps);
     if (ps.n == 0)
         die("no pages collected");
     if (ps.n < o.pages && !o.json)
@@ -1434,7 +1110,7 @@ int main(int argc, char **argv)
     dst = xmalloc(page_size + page_size / 16 + 64 + 3);
     scratch = xmalloc(page_size);
     wrkmem = xmalloc(LZO1X_1_MEM_COMPRESS);
-    survey_pages(&ps, dirs, accept_bytes, dst, wrkmem);
+    pages_survey(&ps, dirs, accept_bytes);
     predicted = xcalloc(ps.n, sizeof *predicted);
     memset(&bl, 0, sizeof bl);
     for (size_t i = 0; i < ps.n; i++) {
@@ -1511,20 +1187,7 @@ int main(int argc, char **argv)
     free(wrkmem);
     free(scratch);
     free(dst);
-    free(ps.data);
-    free(ps.keys);
-    free(ps.index);
-    free(ps.dir);
-    free(ps.lzo_len);
-    free(ps.same);
-    for (size_t d = 0; d < o.ndirs; d++) {
-        for (size_t f = 0; f < dirs[d].nfiles; f++)
-            free(dirs[d].files[f].path);
-        free(dirs[d].files);
-        free(dirs[d].sel_file);
-        free(dirs[d].sel_index);
-    }
-    free(dirs);
+    pages_free(&ps, dirs, o.ndirs);
     free(o.dirs);
     return status;
 }

@@ -2,10 +2,12 @@
 # Install the Debian packages libzcache needs to build and test, if missing.
 # Runs apt-get as root (or through sudo); does nothing when all are present.
 # clang builds the fuzz targets; libFuzzer's runtime is in libclang-rt-14-dev,
-# which clang only recommends.
+# which clang only recommends.  liblz4-dev and libzstd-dev are optional for
+# the library (without them it builds lzo and none only) but installed here
+# so that every compressor is built and tested.
 set -euo pipefail
 need=(gcc libc6-dev make cmake pkg-config liblzo2-dev libcmocka-dev
-  clang libclang-rt-14-dev)
+  liblz4-dev libzstd-dev clang libclang-rt-14-dev)
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
