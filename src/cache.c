@@ -101,6 +101,8 @@ static struct zc__scratch *scratch_get(zc_cache *c)
     sc->next = NULL;
     sc->wrkmem = (uint8_t *)sc + head;
     sc->out = sc->wrkmem + wrk;
+    if (c->comp->init_wrkmem)
+        c->comp->init_wrkmem(sc->wrkmem, c->cfg.page_size, c->level);
     sc->bytes = bytes;
     atomic_fetch_add(&c->work_bytes, bytes);
     return sc;
@@ -419,6 +421,8 @@ int zc_cache_create(const zc_config *cfg, zc_cache **out)
     c->dwrk_bytes = c->comp->dwrkmem_size(cfg->page_size);
     if (c->dwrk_bytes && !(c->dwrk = zc__alloc(&c->mem, c->dwrk_bytes)))
         goto fail;
+    if (c->dwrk && c->comp->init_dwrkmem)
+        c->comp->init_dwrkmem(c->dwrk, cfg->page_size);
     if (c->pops->whole_frames) {
         /* An object's frames hold at most two frames' worth of others
          * (objects take at least 8 bytes) and the cache's header. */

@@ -86,6 +86,10 @@ struct zc__compressor_ops {
     size_t (*wrkmem_size)(size_t page_size, int level);
     size_t (*dwrkmem_size)(size_t page_size); /* decompression, 0 if none */
     size_t (*bound)(size_t page_size);        /* largest output for one page */
+    /* Optional (NULL: nothing to do): prepare work memory once, when the
+     * cache makes it, for every later call. */
+    void (*init_wrkmem)(void *wrkmem, size_t page_size, int level);
+    void (*init_dwrkmem)(void *dwrkmem, size_t page_size);
     /* 0 and *out_len; -ZC_ECORRUPT if the back-end failed.  wrkmem is
      * wrkmem_size(len, level) bytes, 16-byte aligned. */
     int (*compress)(const void *src, size_t len, void *dst, size_t *out_len,
