@@ -1,6 +1,6 @@
 /*
- * bench_zram.c - density of libzcache's zsmalloc against the kernel's own
- * zsmalloc, on the same pages, in one run.
+ * bench_zram.c - density of libzcache's allocators against the kernel's
+ * own zsmalloc, on the same pages, in one run.
  *
  * The kernel's zsmalloc is reachable from user space through zram: a zram
  * block device compresses every page written to it and stores it with
@@ -9,7 +9,10 @@
  * collects real file pages, keeps those that zcache would keep (LZO1X-1
  * size at most half a page, not same-filled), writes the first N of them
  * to a free zram device set to "lzo", reads mm_stat, resets the device, and
- * puts the same N pages into a libzcache cache with the zsmalloc allocator.
+ * puts the same N pages into a libzcache cache with each registered
+ * allocator (zsmalloc is the like-for-like comparison; the others show what
+ * the kernel's removed zbud and z3fold, and the 2010 zcache's xvmalloc,
+ * would have packed).
  *
  * It needs root and an unused zram device (disksize 0).  It restores the
  * device's compression algorithm and leaves it reset.  Without one it says
@@ -215,7 +218,8 @@ restore:
     return rc;
 }
 
-static int ours_measure(const unsigned char *pages, size_t n, zc_stats *st)
+static int ours_measure(const unsigned char *pages, size_t n,
+                        const char *allocator, zc_stats *st)
 {
     zc_config cfg = zc_config_default();
     zc_cache *c;
@@ -223,7 +227,7 @@ static int ours_measure(const unsigned char *pages, size_t n, zc_stats *st)
     zc_filekey k = zc_filekey_from_ino(1);
 
     cfg.capacity_bytes = (n + 256) * (size_t)PS;
-    cfg.allocator = "zsmalloc";
+    cfg.allocator = allocator;
     cfg.exclusive_gets = false;
     rc = zc_cache_create(&cfg, &c);
     if (rc)
@@ -243,17 +247,18 @@ static int ours_measure(const unsigned char *pages, size_t n, zc_stats *st)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: zc-bench-zram [--dir DIR]... [--counts N,N,...]\n"
-               "Density of libzcache's zsmalloc against the kernel's zsmalloc "
-               "(through zram)\non the same real file pages accepted by the "
-               "half-size rule.  Needs root and\na free zram device; skips "
-               "(exit 0) otherwise.\n"
-               "  --dir DIR       take files under DIR (repeatable; default "
-               "/usr/include,\n"
-               "                  /usr/lib/x86_64-linux-gnu, /usr/bin, "
-               "/usr/share/doc)\n"
-               "  --counts LIST   numbers of pages to store (default "
-               "2000,5000,17000,40000)\n");
+    fprintf(f,
+            "usage: zc-bench-zram [--dir DIR]... [--counts N,N,...]\n"
+            "Density of libzcache's allocators against the kernel's zsmalloc "
+            "(through zram)\non the same real file pages accepted by the "
+            "half-size rule.  Needs root and\na free zram device; skips "
+            "(exit 0) otherwise.\n"
+            "  --dir DIR       take files under DIR (repeatable; default "
+            "/usr/include,\n"
+            "                  /usr/lib/x86_64-linux-gnu, /usr/bin, "
+            "/usr/share/doc)\n"
+            "  --counts LIST   numbers of pages to store (default "
+            "2000,5000,17000,40000)\n");
 }
 
 int main(int argc, char **argv)
@@ -346,12 +351,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "zc-bench-zram: only %zu accepted pages found\n", have);
         return 1;
     }
-    printf("zc-bench-zram: libzcache %s zsmalloc vs kernel zsmalloc (via %s, "
-           "lzo), same pages\n"
+    printf("zc-bench-zram: libzcache %s allocators vs kernel zsmalloc (via "
+           "%s, lzo), same pages\n"
            "%zu accepted pages from %zu scanned in %zu files\n\n",
            zc_version(), dev, have, scanned, files.n);
-    printf("%8s  %12s %12s %8s  %12s %12s %8s\n", "pages", "kernel compr",
-           "kernel used", "density", "ours compr", "ours used", "density");
+    printf("%8s  %12s %12s %8s  %12s %12s", "pages", "kernel compr",
+           "kernel used", "density", "ours compr", "ours used");
+    for (size_t a = 0; zc_backend_name(ZC_BACKEND_ALLOCATOR, a); a++)
+        printf(" %9s", zc_backend_name(ZC_BACKEND_ALLOCATOR, a));
+    printf("\n");
     for (size_t i = 0; i < ncounts; i++) {
         struct zram_result kr;
         zc_stats st;
@@ -359,17 +367,24 @@ int main(int argc, char **argv)
             printf("zc-bench-zram: skipped: zram measurement failed\n");
             return 0;
         }
-        if (ours_measure(pages, counts[i], &st))
+        if (ours_measure(pages, counts[i], "zsmalloc", &st))
             return 1;
-        printf("%8zu  %12llu %12llu %8.4f  %12llu %12llu %8.4f\n", counts[i],
+        printf("%8zu  %12llu %12llu %8.4f  %12llu %12llu", counts[i],
                (unsigned long long)kr.compr, (unsigned long long)kr.used,
                (double)kr.compr / (double)kr.used,
                (unsigned long long)st.compr_data_size,
-               (unsigned long long)st.mem_used_total,
-               (double)st.compr_data_size / (double)st.mem_used_total);
+               (unsigned long long)st.mem_used_total);
+        for (size_t a = 0; zc_backend_name(ZC_BACKEND_ALLOCATOR, a); a++) {
+            if (ours_measure(pages, counts[i],
+                             zc_backend_name(ZC_BACKEND_ALLOCATOR, a), &st))
+                return 1;
+            printf(" %9.4f",
+                   (double)st.compr_data_size / (double)st.mem_used_total);
+        }
+        printf("\n");
     }
-    printf("\n(density = compressed bytes / bytes of frames in use; the "
-           "kernel's LZO output\n differs from liblzo2's by a few bytes per "
-           "page, hence compr differs slightly)\n");
+    printf("\n(density = compressed bytes / bytes of frames in use; \"ours\" "
+           "is zsmalloc; the\n kernel's LZO output differs from liblzo2's by "
+           "a few bytes per page, hence\n compr differs slightly)\n");
     return 0;
 }
