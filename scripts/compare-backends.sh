@@ -14,26 +14,46 @@ cd "$(dirname "$0")/.."
 cap=${1:-1M}
 sweep=build/tools/zcache-sweep
 [ -x $sweep ] || { echo "build first: bash scripts/run.sh" >&2; exit 2; }
+# The table rows of one sweep (no header, no notes), after a note of what
+# every row shares.
+rows() {
+  local base=$1
+  shift
+  $sweep "$@" | awk -v base="$base" '$1 == "-" || $1 ~ /^[0-9]+$/ {
+    label = base
+    for (i = 2; i <= NF - 10; i++) label = label (label == "" ? "" : " ") $i
+    printf "%-40s", label
+    for (i = NF - 9; i <= NF; i++) printf " %9s", $i
+    printf "\n"
+  }'
+}
+header() {
+  printf "%-40s" "$1"
+  for c in accesses pc_hit% zc_hit% disk_reads in_mem% kept% density cpu_ms \
+    wasted_ms saved_ms; do printf " %9s" "$c"; done
+  printf "\n"
+}
 for info in traces/*.info; do
   name=$(basename "$info" .info)
   t=traces/$name.kernel.zct
-  echo "=== $name ($t), zcache $cap"
-  $sweep --capacity "$cap" --set compressor=lzo,lz4,zstd,none \
-    --zcache accept_percent=50 "$t" | head -6
-  $sweep --capacity "$cap" --zcache compressor=lzo --set level=1,9 "$t" | sed -n 3,4p
-  $sweep --capacity "$cap" --zcache compressor=zstd --set level=1,9,19 "$t" | sed -n 3,5p
-  $sweep --capacity "$cap" --set allocator=zsmalloc,zbud,z3fold,xvmalloc "$t" | sed -n 2,5p
-  $sweep --capacity "$cap" --set policy=lru,fifo,clock,frame_lru,gdsf "$t" | sed -n 2,6p
-  $sweep --capacity "$cap" --zcache allocator=zbud --set policy=lru,frame_lru "$t" | sed -n 3,4p
-  $sweep --capacity "$cap" --set accept_percent=50,75,100 "$t" | sed -n 2,4p
-  $sweep --capacity "$cap" --set store_raw=true --set dedup=false,true "$t" | sed -n 2,3p
-  $sweep --capacity "$cap" --set hysteresis_percent=0,90,100 "$t" | sed -n 2,4p
+  header "=== $name, kernel stream, $cap"
+  rows "" --capacity "$cap" --set compressor=lzo,lz4,zstd,none "$t"
+  rows "compressor=lzo" --capacity "$cap" --zcache compressor=lzo --set level=1,9 "$t"
+  rows "compressor=zstd" --capacity "$cap" --zcache compressor=zstd --set level=1,9,19 "$t"
+  rows "" --capacity "$cap" --set allocator=zsmalloc,zbud,z3fold,xvmalloc "$t"
+  rows "" --capacity "$cap" --set policy=lru,fifo,clock,frame_lru,gdsf "$t"
+  rows "allocator=zbud" --capacity "$cap" --zcache allocator=zbud --set policy=lru,frame_lru "$t"
+  rows "" --capacity "$cap" --set accept_percent=50,75,100 "$t"
+  rows "" --capacity "$cap" --set store_raw=true --set dedup=false,true "$t"
+  rows "" --capacity "$cap" --set hysteresis_percent=0,90,100 "$t"
   echo
 done
+echo "active_only needs the model's \"was active\" bit: the block traces through"
+echo "libzcache's page-cache model (1024 pages), synthetic contents"
 for info in traces/*.info; do
   name=$(basename "$info" .info)
-  echo "=== $name (traces/$name.blkparse through the model, synthetic contents)"
-  $sweep --format blkparse --page-cache 1024 --capacity "$cap" \
-    --set active_only=false,true "traces/$name.blkparse" | head -3
+  header "=== $name.blkparse, $cap"
+  rows "" --format blkparse --page-cache 1024 --capacity "$cap" \
+    --set active_only=false,true "traces/$name.blkparse"
   echo
 done

@@ -3,7 +3,8 @@
 # traces shipped in traces/ (real workloads recorded with their page
 # contents, see traces/README.md): for each, the kernel's own page-cache
 # stream played into zcaches of several sizes, one table per trace; then
-# the memory-split question on one block trace.  Plots go to build/plots/
+# the memory-split question on one block trace; then every back-end side
+# by side on the same streams.  Plots go to build/plots/
 # when gnuplot is installed (its scripts are written there either way).
 # `run.sh --bench [ARGS]` runs the core benchmark on this system's files
 # instead (build/bench/zc-bench-core --help).
@@ -33,6 +34,9 @@ echo "   the block trace carries none)"
 $sweep --format blkparse --memory 4M --share 0:50:10 \
   --plot build/plots/sqlite-queries-split traces/sqlite-queries.blkparse 2>/dev/null
 echo
+echo "== back-ends compared: each kernel stream into a 1 MiB zcache, one choice"
+echo "   changed at a time (scripts/compare-backends.sh; README: Back-ends compared)"
+bash scripts/compare-backends.sh 1M
 if command -v gnuplot >/dev/null; then
   echo "plots: build/plots/*.png and *.svg"
 else
