@@ -53,7 +53,7 @@ static uint64_t op_hash(const zc_op *op, size_t page_size)
     if (op->kind == ZC_OP_INVALIDATE_INODE)
         return h;
     h = mix(h, op->index);
-    if (op->kind == ZC_OP_INVALIDATE_PAGE)
+    if (op->kind == ZC_OP_INVALIDATE_PAGE || op->kind == ZC_OP_PUT)
         h = mix(h, op->flags);
     if (op->kind == ZC_OP_PUT)
         h = mix(h, fuzz_hash(op->page, page_size));
@@ -139,6 +139,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     cfg.page_size = page_size;
     cfg.capacity_bytes = 16 * page_size;
+    {
+        /* The input also picks the back-ends: every allocator, policy and
+         * admission option meets the fuzzed streams. */
+        uint64_t h = fuzz_hash(data, size);
+        size_t na = 0, np = 0;
+        while (zc_backend_name(ZC_BACKEND_ALLOCATOR, na))
+            na++;
+        while (zc_backend_name(ZC_BACKEND_POLICY, np))
+            np++;
+        cfg.allocator = zc_backend_name(ZC_BACKEND_ALLOCATOR, h % na);
+        cfg.policy = zc_backend_name(ZC_BACKEND_POLICY, (h >> 8) % np);
+        cfg.dedup = (h >> 16) & 1;
+        cfg.store_raw = (h >> 17) & 1;
+        cfg.active_only = ((h >> 18) & 7) == 0;
+        cfg.hysteresis_percent = ((h >> 21) & 3) == 0 ? 75 : 0;
+        cfg.exclusive_gets = (h >> 23) & 1;
+    }
     FUZZ_CHECK(zc_cache_create(&cfg, &zc) == 0);
     FUZZ_CHECK(zc_player_create(zc, &p) == 0);
     zc_player_verify(p, true);
