@@ -353,6 +353,18 @@ ZC_API int zc_invalidate_inode(zc_cache *c, int pool, const zc_filekey *key);
  *  again by a later init).  Returns 0; -ZC_EINVAL. */
 ZC_API int zc_invalidate_fs(zc_cache *c, int pool);
 
+/**
+ * Change the capacity (the arena's byte budget) of a live cache, e.g. to
+ * move memory between the page cache and the zcache.  Growing takes effect
+ * at once.  Shrinking evicts pages by the policy (counted in evictions and
+ * resize_evictions) until the frames in use fit the new budget; frames
+ * that the arena obtained in chunks and that still hold pages may keep its
+ * arena_bytes above the budget until they empty, but no frame is handed
+ * out while frames in use are at the budget.  Thread-safe.  Returns 0;
+ * -ZC_EINVAL (NULL, or above ZC_CAPACITY_MAX).
+ */
+ZC_API int zc_set_capacity(zc_cache *c, size_t capacity_bytes);
+
 /* ------------------------------------------------------------------------
  * Statistics
  * ------------------------------------------------------------------------ */
@@ -411,7 +423,10 @@ typedef struct zc_stats {
     uint64_t decompress_ns;        /* time decompressing (or copying) on gets */
     uint64_t compactions;          /* objects moved by allocator compaction */
     uint64_t pools;                /* live pools now */
-    uint64_t objects; /* files (pool, file key) with pages held now */
+    uint64_t objects;          /* files (pool, file key) with pages held now */
+    uint64_t capacity_bytes;   /* the budget now (zc_set_capacity) */
+    uint64_t resizes;          /* zc_set_capacity calls that changed it */
+    uint64_t resize_evictions; /* of evictions, pages evicted to shrink */
     uint64_t compr_size_hist[ZC_HIST_BUCKETS]; /* compressions by size */
 } zc_stats;
 

@@ -12,9 +12,15 @@
  * Frame ids are chunk slot * 64 + position: dense and stable, and at most
  * 31 bits for any budget up to ZC_CAPACITY_MAX.
  *
- * Invariants: frames_used == sum of clear bits over live chunks;
- * frames_obtained == sum of nframes over live chunks <= max_frames; a
- * chunk with a free frame is on the partial list, and no other chunk is.
+ * The budget can change (zc_set_capacity): a shrink leaves chunks obtained
+ * under the old budget in place until they empty, so the budget bounds the
+ * frames in use, and the frames obtained stay within the largest budget
+ * the arena ever had.
+ *
+ * Invariants: frames_used == sum of clear bits over live chunks <=
+ * max_frames; frames_obtained == sum of nframes over live chunks <=
+ * max_frames_ever; a chunk with a free frame is on the partial list, and
+ * no other chunk is.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -30,6 +36,14 @@ void zc__arena_init(struct zc__arena *a, struct zc__mem *mem, size_t page_size,
     a->page_size = page_size;
     a->page_shift = zc__log2(page_size);
     a->max_frames = max_frames;
+    a->max_frames_ever = max_frames;
+}
+
+void zc__arena_set_budget(struct zc__arena *a, uint32_t max_frames)
+{
+    a->max_frames = max_frames;
+    if (max_frames > a->max_frames_ever)
+        a->max_frames_ever = max_frames;
 }
 
 void zc__arena_destroy(struct zc__arena *a)
@@ -75,7 +89,9 @@ static void partial_push(struct zc__arena *a, uint32_t slot)
 /* A new chunk of frames; 0 and the slot, or -ZC_ENOSPC / -ZC_ENOMEM. */
 static int chunk_new(struct zc__arena *a, uint32_t *slot_out)
 {
-    uint32_t left = a->max_frames - a->frames_obtained;
+    uint32_t left = a->max_frames > a->frames_obtained
+                        ? a->max_frames - a->frames_obtained
+                        : 0;
     uint32_t n = left < ZC__CHUNK_FRAMES ? left : ZC__CHUNK_FRAMES;
     uint32_t slot;
     uint8_t *base;
@@ -118,6 +134,10 @@ int zc__arena_alloc(struct zc__arena *a, uint32_t *frame)
     struct zc__chunk *ch;
     unsigned bit;
 
+    /* After a shrink, chunks obtained under the old budget may still have
+     * free frames: the budget counts frames in use. */
+    if (a->frames_used >= a->max_frames)
+        return -ZC_ENOSPC;
     if (a->partial) {
         slot = a->partial - 1;
     } else {
@@ -180,7 +200,7 @@ int zc__arena_check(const struct zc__arena *a)
         partial--;
     }
     if (partial || used != a->frames_used || obtained != a->frames_obtained ||
-        obtained > a->max_frames)
+        used > a->max_frames || obtained > a->max_frames_ever)
         return -ZC_ECORRUPT;
     return 0;
 }

@@ -871,6 +871,30 @@ out:
     return rc;
 }
 
+/* ---- capacity --------------------------------------------------------- */
+
+int zc_set_capacity(zc_cache *c, size_t capacity_bytes)
+{
+    uint32_t frames;
+
+    if (!c || capacity_bytes > ZC_CAPACITY_MAX)
+        return -ZC_EINVAL;
+    frames = (uint32_t)(capacity_bytes / c->cfg.page_size);
+    pthread_mutex_lock(&c->lock);
+    if (capacity_bytes != c->cfg.capacity_bytes)
+        c->st.resizes++;
+    c->cfg.capacity_bytes = capacity_bytes;
+    zc__arena_set_budget(&c->arena, frames);
+    while (c->arena.frames_used > frames) {
+        uint64_t before = c->st.evictions;
+        if (!evict_one(c))
+            break; /* cannot happen: every frame in use holds pages */
+        c->st.resize_evictions += c->st.evictions - before;
+    }
+    pthread_mutex_unlock(&c->lock);
+    return 0;
+}
+
 /* ---- invalidation ------------------------------------------------------- */
 
 int zc_probe_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index)

@@ -54,7 +54,8 @@ struct zc__arena {
     struct zc__mem *mem;
     size_t page_size;
     unsigned page_shift;
-    uint32_t max_frames;      /* budget */
+    uint32_t max_frames;      /* budget: frames in use at most */
+    uint32_t max_frames_ever; /* the largest budget: frames obtained at most */
     uint32_t frames_obtained; /* in chunks held from mem */
     uint32_t frames_used;
     struct zc__chunk *chunks;
@@ -65,6 +66,7 @@ struct zc__arena {
 void zc__arena_init(struct zc__arena *a, struct zc__mem *mem, size_t page_size,
                     uint32_t max_frames);
 void zc__arena_destroy(struct zc__arena *a);
+void zc__arena_set_budget(struct zc__arena *a, uint32_t max_frames);
 /* 0 and *frame; -ZC_ENOSPC at the budget; -ZC_ENOMEM. */
 int zc__arena_alloc(struct zc__arena *a, uint32_t *frame);
 void zc__arena_free(struct zc__arena *a, uint32_t frame);

@@ -38,6 +38,7 @@ int zc_stats_get(const zc_cache *cc, zc_stats *out)
             out->mem_used_total > held ? out->mem_used_total - held : 0;
     }
     out->pools = c->idx.live_pools;
+    out->capacity_bytes = c->cfg.capacity_bytes;
     out->objects = c->idx.files;
     /* Arena chunks come and go only under the cache lock, so these agree
      * with the frames above; scratch buffers (outside the lock) can only
@@ -249,7 +250,7 @@ static int check_locked(const zc_cache *c)
         return -ZC_ECORRUPT;
     if (atomic_load(&c->mem.arena_bytes) !=
             (size_t)c->arena.frames_obtained * c->cfg.page_size ||
-        c->arena.frames_obtained > c->arena.max_frames)
+        c->arena.frames_obtained > c->arena.max_frames_ever)
         return -ZC_ECORRUPT;
     return 0;
 }

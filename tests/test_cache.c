@@ -2,11 +2,15 @@
  * test_cache.c - the conformance suite of the cache API.
  *
  * Every check runs once per registered allocator (the group "allocator=X"),
- * and over both compressors where the compressor matters.  Expectations come
- * from include/zcache.h and first principles: admission decisions are
- * predicted with liblzo2's own lzo1x_1_compress(), same-filled pages are
- * recognised by the test itself, and LRU order follows from the puts and
- * gets the test makes.
+ * then once per other policy and compressor, and with each admission
+ * option and dedup: every back-end through the same semantic checks.
+ * Expectations come from include/zcache.h and first principles: admission
+ * decisions are predicted with liblzo2's own lzo1x_1_compress(), same-filled
+ * pages are recognised by the test itself, and LRU order follows from the
+ * puts and gets the test makes.  A check that relies on one of these (LZO
+ * sizes, rejection, LRU order, eviction, a copy per page) says so with
+ * REQUIRE() and is skipped in the groups that change it; coherence (no
+ * stale or wrong data) is checked in every group.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -36,10 +40,10 @@ static char g_group[128];
  * needs with REQUIRE() and is skipped in groups that lack them.  Every
  * group runs every test that does not depend on these. */
 enum {
-    NEED_LZO = 1,    /* admission predicted by liblzo2's lzo1x_1 sizes */
-    NEED_REJECT = 2, /* pages above accept_percent are rejected */
-    NEED_LRU = 4,    /* eviction in least recently used page order */
-    NEED_EVICT = 8,  /* a put that does not fit evicts and is stored */
+    NEED_LZO = 1,     /* admission predicted by liblzo2's lzo1x_1 sizes */
+    NEED_REJECT = 2,  /* pages above accept_percent are rejected */
+    NEED_LRU = 4,     /* eviction in least recently used page order */
+    NEED_EVICT = 8,   /* a put that does not fit evicts and is stored */
     NEED_COPIES = 16, /* every stored page has a copy of its own (no dedup) */
 };
 static unsigned g_lacks;
@@ -1480,6 +1484,86 @@ static void test_capacity_below_one_page_stores_no_compressed_page(void **state)
     zc_cache_destroy(c);
 }
 
+/* ------------------------------------------------------ zc_set_capacity */
+
+/* Shrinking evicts by the policy until the frames in use fit; growing
+ * takes effect at once; every page left reads back exactly. */
+static void test_set_capacity_shrinks_by_policy_and_grows_at_once(void **state)
+{
+    (void)state;
+    zc_cache *c = new_cache("capacity=256K,exclusive_gets=false", NULL);
+    int p = zc_init_fs(c, 4096);
+    unsigned char pg[4096], out[4096];
+    zc_filekey k = ino(1);
+    int stored[200];
+    zc_stats s0, s;
+
+    for (int i = 0; i < 200; i++) {
+        make_real_page(pg, 4096, 500 + (uint64_t)i, 2048);
+        int rc = zc_put_page(c, p, &k, (uint64_t)i, pg);
+        stored[i] = rc == 0;
+    }
+    s0 = stats_of(c);
+    assert_true(s0.mem_used_total > 64 << 10);
+    assert_int_equal(s0.capacity_bytes, 256 << 10);
+
+    assert_int_equal(zc_set_capacity(c, 64 << 10), 0);
+    s = stats_of(c);
+    assert_true(s.mem_used_total <= 64 << 10);
+    assert_true(s.resize_evictions > 0);
+    assert_int_equal(s.evictions - s0.evictions, s.resize_evictions);
+    assert_int_equal(s.capacity_bytes, 64 << 10);
+    assert_int_equal(s.resizes, 1);
+    assert_int_equal(zc_cache_check(c), 0);
+    for (int i = 0; i < 200; i++) {
+        int rc = zc_get_page(c, p, &k, (uint64_t)i, out);
+        if (rc == 0) {
+            assert_true(stored[i]);
+            make_real_page(pg, 4096, 500 + (uint64_t)i, 2048);
+            assert_memory_equal(out, pg, 4096);
+        } else {
+            assert_int_equal(rc, -ZC_ENOENT);
+        }
+    }
+    /* New puts stay within the smaller budget. */
+    for (int i = 200; i < 300; i++) {
+        make_real_page(pg, 4096, 500 + (uint64_t)i, 2048);
+        zc_put_page(c, p, &k, (uint64_t)i, pg);
+        assert_true(stats_of(c).mem_used_total <= 64 << 10);
+    }
+    assert_int_equal(zc_cache_check(c), 0);
+
+    /* Growing: room at once, no eviction needed for what fits. */
+    assert_int_equal(zc_set_capacity(c, 256 << 10), 0);
+    s0 = stats_of(c);
+    for (int i = 300; i < 310; i++) {
+        make_real_page(pg, 4096, 500 + (uint64_t)i, 2048);
+        assert_int_equal(zc_put_page(c, p, &k, (uint64_t)i, pg), 0);
+    }
+    s = stats_of(c);
+    assert_int_equal(s.evictions, s0.evictions);
+    assert_int_equal(s.resizes, 2);
+    assert_true(s.mem_used_total > s0.mem_used_total);
+    zt_assert_cache_sane(c, 4096, 256 << 10);
+
+    /* Zero keeps only same-filled pages; the same size is no resize. */
+    zt_fill_word(pg, 4096, 0);
+    assert_int_equal(zc_put_page(c, p, &k, 1000, pg), 0);
+    assert_int_equal(zc_set_capacity(c, 0), 0);
+    assert_int_equal(zc_set_capacity(c, 0), 0);
+    s = stats_of(c);
+    assert_int_equal(s.mem_used_total, 0);
+    assert_int_equal(s.resizes, 3);
+    assert_int_equal(s.stored_pages, s.same_filled_pages);
+    assert_int_equal(zc_get_page(c, p, &k, 1000, out), 0);
+    assert_memory_equal(out, pg, 4096);
+    assert_int_equal(zc_cache_check(c), 0);
+
+    assert_int_equal(zc_set_capacity(NULL, 4096), -ZC_EINVAL);
+    assert_int_equal(zc_set_capacity(c, ZC_CAPACITY_MAX + 1), -ZC_EINVAL);
+    zc_cache_destroy(c);
+}
+
 /* ---------------------------------------------------- exact counters */
 
 static void test_stats_count_a_scripted_sequence_exactly(void **state)
@@ -1704,6 +1788,7 @@ int main(void)
         cmocka_unit_test(
             test_capacity_below_one_page_stores_no_compressed_page),
         cmocka_unit_test(test_stats_count_a_scripted_sequence_exactly),
+        cmocka_unit_test(test_set_capacity_shrinks_by_policy_and_grows_at_once),
     };
     int failed = cmocka_run_group_tests_name("api", once, NULL, NULL);
     /* Every registered back-end of every kind, the others at their
