@@ -76,14 +76,19 @@ static inline uint64_t desc_version(uint64_t d)
     return d >> 4;
 }
 
-/* With dedup on, versions share their bytes in 4099 classes, so that
- * identical pages are put under many keys while the cache still fills. */
+/* With dedup on, every other version shares its bytes with the others of
+ * its class of 97, so identical pages are put under many keys, while the
+ * rest are distinct and keep the cache full on any machine's corpus. */
 static bool g_dup;
 
 static void gen_content(uint64_t d, unsigned char *buf)
 {
-    uint64_t v = desc_version(d) % (g_dup ? 4099 : UINT64_MAX), nv = ~v,
-             h = zt_mix64(v);
+    uint64_t v = desc_version(d), nv, h;
+
+    if (g_dup && (v & 1))
+        v = 1 + v % 97 * 2; /* odd versions: 97 shared contents */
+    nv = ~v;
+    h = zt_mix64(v);
     switch (desc_kind(d)) {
     case K_REAL:
         memcpy(buf, zt_corpus_page(PS, (size_t)(h % zt_corpus_pages(PS))), PS);
