@@ -201,8 +201,11 @@ ZC_API zc_config zc_config_default(void);
 /**
  * Apply a "key=value,key=value" specification to *cfg.
  *
- * Keys: capacity (alias capacity_bytes), page_size, compressor, allocator,
- * policy, accept_percent, same_filled, exclusive_gets.  Sizes take an
+ * Keys: capacity (alias capacity_bytes), page_size, compressor, level,
+ * allocator, policy, accept_percent, store_raw, hysteresis_percent,
+ * active_only, dedup, same_filled, exclusive_gets.  A spec that names a
+ * compressor but no level sets level 0 (that compressor's default); a
+ * level outside the compressor's range is an error.  Sizes take an
  * optional K, M, G or T suffix (powers of 1024, optionally followed by
  * "iB" or "B"); booleans are true/false, yes/no, on/off or 1/0.  Back-end
  * names must be registered; cfg then points at the registry's copy of the

@@ -139,20 +139,22 @@ static uint32_t copy_hash(zc_cache *c, uint32_t h)
  * A compressed copy's header then names one of them. */
 static void unshare(zc_cache *c, uint32_t eid)
 {
-    uint32_t h = zc__ent(&c->idx.ents, eid)->handle, next, prev = eid;
+    uint32_t h = zc__ent(&c->idx.ents, eid)->handle;
+    uint32_t next = *zc__dd_next(&c->dd, eid), prev = *zc__dd_prev(&c->dd, eid);
 
-    next = *zc__dd_next(&c->dd, eid);
-    while (*zc__dd_next(&c->dd, prev) != eid)
-        prev = *zc__dd_next(&c->dd, prev);
     *zc__dd_next(&c->dd, prev) = next;
-    *zc__dd_next(&c->dd, eid) = eid;
-    zc__dd_reanchor(&c->dd, copy_hash(c, h), eid, next);
-    if (!(h & ZC__HANDLE_RAW)) {
+    *zc__dd_prev(&c->dd, next) = prev;
+    *zc__dd_next(&c->dd, eid) = *zc__dd_prev(&c->dd, eid) = eid;
+    if (h & ZC__HANDLE_RAW) {
+        /* A raw copy has no header: the table says who its anchor is. */
+        zc__dd_reanchor(&c->dd, copy_hash(c, h), eid, next);
+    } else {
         uint32_t owner;
         uint16_t size;
         zc__read_hdr(c, h, &owner, &size);
         if (owner == eid) {
             uint8_t hdr[ZC__OBJ_HDR];
+            zc__dd_reanchor(&c->dd, copy_hash(c, h), eid, next);
             memcpy(hdr, &next, 4);
             memcpy(hdr + 4, &size, 2);
             c->aops->write(c->alloc, h, hdr, ZC__OBJ_HDR);
@@ -227,6 +229,10 @@ static void drop_object(zc_cache *c, uint32_t oid)
     zc__object_release(&c->idx, oid);
 }
 
+/* How many shared victims in a row are refreshed before a copy is evicted
+ * whole with all its sharers. */
+#define SHARED_VICTIM_TRIES 64
+
 /* Dedup: a frame is free only when every sharer of every copy in it is
  * gone.  Replace the owners in (*with)[0..*n) by all their rings, in
  * c->evbuf.  false if that needed memory that was refused. */
@@ -272,18 +278,27 @@ static bool evict_one(zc_cache *c)
 
     if (!victim)
         return false;
-    h = zc__ent(&c->idx.ents, victim)->handle;
-    if (zc__shared(c, victim)) {
-        /* Its copy stays with the other sharers: nothing goes with it. */
-        drop(c, zc__page_object(&c->idx, victim), victim, DROP_EVICT);
-        return true;
+    /* Dedup: evicting one sharer of a copy frees nothing, and the copy was
+     * used as recently as its most recent sharer.  So a shared victim is
+     * refreshed and the policy asked again; if it names shared pages only
+     * (or the same one: fifo ignores refreshes), the copy goes whole. */
+    for (unsigned tries = 0;
+         c->cfg.dedup && zc__shared(c, victim) && tries < SHARED_VICTIM_TRIES;
+         tries++) {
+        uint32_t next;
+        c->pops->touch(c->pstate, victim);
+        next = c->pops->victim(c->pstate);
+        if (next == victim)
+            break;
+        victim = next;
     }
+    h = zc__ent(&c->idx.ents, victim)->handle;
     if (!(h & ZC__HANDLE_RAW)) {
         if (c->pops->whole_frames) {
             with = c->mates;
-            n = c->aops->mates(c->alloc, h, with, c->mates_max);
+            n = c->aops->mates(c->alloc, h, with, c->mates_max - 1);
         } else {
-            n = c->aops->buddies(c->alloc, h, with, 4);
+            n = c->aops->buddies(c->alloc, h, with, 3);
         }
     }
     /* Handles to entries first: dropping one may compact the others. */
@@ -291,9 +306,14 @@ static bool evict_one(zc_cache *c)
         uint16_t size;
         zc__read_hdr(c, with[i], &with[i], &size);
     }
-    if (c->cfg.dedup && n && !expand_rings(c, &with, &n)) {
-        /* No memory to list the sharers: the victim alone, this time. */
-        n = 0;
+    if (c->cfg.dedup && (n || zc__shared(c, victim))) {
+        with[n++] = victim; /* its whole ring goes, itself included */
+        if (expand_rings(c, &with, &n)) {
+            for (unsigned i = 0; i < n; i++)
+                drop(c, zc__page_object(&c->idx, with[i]), with[i], DROP_EVICT);
+            return true;
+        }
+        n = 0; /* no memory to list the sharers: the victim alone */
     }
     for (unsigned i = 0; i < n; i++)
         drop(c, zc__page_object(&c->idx, with[i]), with[i], DROP_EVICT);
@@ -696,8 +716,13 @@ int zc_put_page_flags(zc_cache *c, int pool, const zc_filekey *key,
         }
         zc__ent(&c->idx.ents, eid)->index = (uint32_t)index;
         zc__ent(&c->idx.ents, eid)->handle = handle;
-        *zc__dd_next(&c->dd, eid) = *zc__dd_next(&c->dd, anchor);
-        *zc__dd_next(&c->dd, anchor) = eid;
+        {
+            uint32_t after = *zc__dd_next(&c->dd, anchor);
+            *zc__dd_next(&c->dd, eid) = after;
+            *zc__dd_prev(&c->dd, eid) = anchor;
+            *zc__dd_prev(&c->dd, after) = eid;
+            *zc__dd_next(&c->dd, anchor) = eid;
+        }
         touch_mates(c, handle);
         c->st.compress_ns += dt;
         c->st.dedup_hits++;
@@ -787,8 +812,8 @@ int zc_put_page_flags(zc_cache *c, int pool, const zc_filekey *key,
             c->st.compress_ns += dt;
         }
     }
-    if (c->cfg.dedup)
-        *zc__dd_next(&c->dd, eid) = eid; /* a ring of its own */
+    if (c->cfg.dedup) /* a ring of its own */
+        *zc__dd_next(&c->dd, eid) = *zc__dd_prev(&c->dd, eid) = eid;
 linked:
     zc__page_link(&c->idx, oid, eid);
     c->st.stored_pages++;

@@ -154,7 +154,8 @@ static bool *bool_field(zc_config *cfg, const char *key)
 }
 
 /* Apply one key=value; 0 or -1 with a message in err. */
-static int apply(zc_config *cfg, char *key, char *val, char *err, size_t errlen)
+static int apply(zc_config *cfg, char *key, char *val, char *err, size_t errlen,
+                 bool *named_compressor, bool *named_level)
 {
     size_t n;
     bool b, *bp;
@@ -195,6 +196,7 @@ static int apply(zc_config *cfg, char *key, char *val, char *err, size_t errlen)
             return -1;
         }
         cfg->level = (int)v;
+        *named_level = true;
     } else if ((bp = bool_field(cfg, key))) {
         if (parse_bool(val, &b)) {
             snprintf(err, errlen, "%s=%s: want true or false", key, val);
@@ -213,6 +215,7 @@ static int apply(zc_config *cfg, char *key, char *val, char *err, size_t errlen)
             goto unknown_backend;
         }
         cfg->compressor = o->name;
+        *named_compressor = true;
     } else if (strcmp(key, "allocator") == 0) {
         const struct zc__allocator_ops *o = zc__find_allocator(val);
         if (!o)
@@ -249,6 +252,7 @@ int zc_config_parse_error(zc_config *cfg, const char *spec, char *err,
     char *copy, *item, *save = NULL;
     size_t len;
     int rc = 0;
+    bool named_compressor = false, named_level = false;
 
     if (!err || !errlen) {
         err = dummy;
@@ -291,12 +295,17 @@ int zc_config_parse_error(zc_config *cfg, const char *spec, char *err,
             rc = -ZC_EINVAL;
             break;
         }
-        if (apply(cfg, key, val, err, errlen)) {
+        if (apply(cfg, key, val, err, errlen, &named_compressor,
+                  &named_level)) {
             rc = -ZC_EINVAL;
             break;
         }
     }
     free(copy);
+    /* A level belongs to its compressor: a spec that names a compressor
+     * and no level means that compressor's default. */
+    if (!rc && named_compressor && !named_level)
+        cfg->level = 0;
     if (!rc && cfg->level && cfg->compressor) {
         /* Checked last: the spec may name the compressor after the level. */
         const struct zc__compressor_ops *o =

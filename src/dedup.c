@@ -17,8 +17,9 @@
  *     compaction moves nothing here).  The hash is recomputed from the
  *     stored bytes when a copy goes or its anchor leaves, so it is not
  *     kept per entry;
- *   - the ring of sharers: for every entry, the next entry holding the same
- *     copy (itself when alone), in chunks of 256 like the entries.  The
+ *   - the ring of sharers: for every entry, the next and previous entries
+ *     holding the same copy (itself when alone), in chunks of 256 like the
+ *     entries, so that a sharer leaves in constant time.  The
  *     header of a compressed copy names its anchor.
  *
  * Invariants (checked by zc_cache_check()): every entry of a ring has the
@@ -62,7 +63,7 @@ void zc__dd_destroy(struct zc__dedup *d)
     if (d->tab)
         zc__free(d->mem, d->tab, ((size_t)d->mask + 1) * sizeof(*d->tab));
     for (uint32_t i = 0; i < d->nring; i++)
-        zc__free(d->mem, d->ring[i], 256 * sizeof(uint32_t));
+        zc__free(d->mem, d->ring[i], 256 * sizeof(struct zc__dd_link));
     zc__free(d->mem, d->ring, (size_t)d->ring_cap * sizeof(*d->ring));
     memset(d, 0, sizeof(*d));
 }
@@ -155,7 +156,8 @@ int zc__dd_ring_reserve(struct zc__dedup *d, uint32_t eid)
     while (d->nring <= c) {
         if (d->nring == d->ring_cap) {
             uint32_t cap = d->ring_cap ? d->ring_cap * 2 : 16;
-            uint32_t **t = zc__alloc(d->mem, (size_t)cap * sizeof(*t));
+            struct zc__dd_link **t =
+                zc__alloc(d->mem, (size_t)cap * sizeof(*t));
             if (!t)
                 return -ZC_ENOMEM;
             if (d->nring)
@@ -164,7 +166,7 @@ int zc__dd_ring_reserve(struct zc__dedup *d, uint32_t eid)
             d->ring = t;
             d->ring_cap = cap;
         }
-        d->ring[d->nring] = zc__alloc(d->mem, 256 * sizeof(uint32_t));
+        d->ring[d->nring] = zc__alloc(d->mem, 256 * sizeof(struct zc__dd_link));
         if (!d->ring[d->nring])
             return -ZC_ENOMEM;
         d->nring++;

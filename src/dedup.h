@@ -10,6 +10,10 @@
 
 #define ZC__DD_NONE 0xFFFFFFFFu
 
+struct zc__dd_link {
+    uint32_t next, prev; /* the ring of entries sharing a copy */
+};
+
 struct zc__dd_slot {
     uint32_t anchor; /* an entry holding the copy; ZC__DD_NONE: empty */
     uint32_t hash;
@@ -19,7 +23,7 @@ struct zc__dedup {
     struct zc__mem *mem;
     struct zc__dd_slot *tab; /* open addressing, at most half full */
     uint32_t mask, used;
-    uint32_t **ring; /* next sharer of each entry, in chunks of entries */
+    struct zc__dd_link **ring; /* each entry's sharers, chunks of 256 */
     uint32_t nring, ring_cap;
 };
 
@@ -44,7 +48,12 @@ void zc__dd_reanchor(struct zc__dedup *d, uint32_t hash, uint32_t old_anchor,
 int zc__dd_ring_reserve(struct zc__dedup *d, uint32_t eid);
 static inline uint32_t *zc__dd_next(const struct zc__dedup *d, uint32_t eid)
 {
-    return &d->ring[eid >> 8][eid & 255];
+    return &d->ring[eid >> 8][eid & 255].next;
+}
+
+static inline uint32_t *zc__dd_prev(const struct zc__dedup *d, uint32_t eid)
+{
+    return &d->ring[eid >> 8][eid & 255].prev;
 }
 
 #endif

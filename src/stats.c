@@ -62,46 +62,38 @@ struct in_ring {
     uint32_t eid;
 };
 
-/* Is anchor one of eid's ring? */
-static int anchor_in_ring(void *ctx, uint32_t anchor)
+static int is_anchor(void *ctx, uint32_t anchor)
 {
-    const struct in_ring *x = ctx;
-    const zc_cache *c = x->c;
-    uint32_t e = x->eid;
-
-    if (anchor >= c->idx.ents.nchunks << ZC__ENT_SHIFT)
-        return 0;
-    do {
-        if (e == anchor)
-            return 1;
-        e = *zc__dd_next(&c->dd, e);
-    } while (e != x->eid);
-    return 0;
+    return anchor == ((const struct in_ring *)ctx)->eid;
 }
 
-/* Dedup: the ring of entry id holds one handle and closes; its copy is in
- * the table under one of the ring, the anchor, which a compressed copy's
- * header names.  The copy is counted at its anchor. */
+static bool valid_eid(const zc_cache *c, uint32_t e)
+{
+    return e < c->idx.ents.nchunks << ZC__ENT_SHIFT && (e >> 8) < c->dd.nring;
+}
+
+/* Dedup: entry id's ring links agree both ways and hold one handle; each
+ * copy is in the table under one entry of its ring, its anchor, which a
+ * compressed copy's header names.  A ring is walked once, from its
+ * anchor, where the copy and its sharers are counted: a ring without an
+ * anchor, or with two, makes the totals disagree. */
 static int check_sharers(const zc_cache *c, uint32_t id, struct tally *t)
 {
     zc_cache *cc = (zc_cache *)c; /* map() takes the bounce buffer */
-    uint32_t h = zc__ent(&c->idx.ents, id)->handle, e = id, anchor;
-    uint64_t n = 0;
+    uint32_t h = zc__ent(&c->idx.ents, id)->handle, next, prev, e;
     struct in_ring x = {c, id};
     const uint8_t *p;
     size_t len;
-    uint32_t owner = 0;
-    uint16_t size = 0;
+    uint64_t n = 0;
 
-    if ((id >> 8) >= c->dd.nring)
+    if (!valid_eid(c, id))
         return -ZC_ECORRUPT;
-    do {
-        e = *zc__dd_next(&c->dd, e);
-        if ((e >> 8) >= c->dd.nring ||
-            e >= c->idx.ents.nchunks << ZC__ENT_SHIFT ||
-            zc__ent(&c->idx.ents, e)->handle != h || ++n > c->idx.ents.used)
-            return -ZC_ECORRUPT;
-    } while (e != id);
+    next = *zc__dd_next(&c->dd, id);
+    prev = *zc__dd_prev(&c->dd, id);
+    if (!valid_eid(c, next) || !valid_eid(c, prev) ||
+        *zc__dd_prev(&c->dd, next) != id || *zc__dd_next(&c->dd, prev) != id ||
+        zc__ent(&c->idx.ents, next)->handle != h)
+        return -ZC_ECORRUPT;
     if (h & ZC__HANDLE_RAW) {
         uint32_t f = h & ~ZC__HANDLE_RAW;
         if (f / ZC__CHUNK_FRAMES >= c->arena.nchunks ||
@@ -110,25 +102,36 @@ static int check_sharers(const zc_cache *c, uint32_t id, struct tally *t)
         p = zc__arena_frame(&c->arena, f);
         len = c->cfg.page_size;
     } else {
+        uint32_t owner;
+        uint16_t size;
         zc__read_hdr(c, h, &owner, &size);
-        if (size == 0 || (size > c->accept_bytes && !c->cfg.store_raw))
+        if (size == 0 || size > c->accept_bytes || !valid_eid(c, owner) ||
+            zc__ent(&c->idx.ents, owner)->handle != h)
             return -ZC_ECORRUPT;
+        if (owner != id)
+            return 0; /* counted at its anchor */
         p = (const uint8_t *)cc->aops->map(cc->alloc, h, ZC__OBJ_HDR + size,
                                            cc->bounce) +
             ZC__OBJ_HDR;
         len = size;
     }
-    anchor = zc__dd_find(&c->dd, zc__dd_hash(p, len), anchor_in_ring, &x);
-    if (anchor == ZC__DD_NONE || (!(h & ZC__HANDLE_RAW) && owner != anchor))
-        return -ZC_ECORRUPT;
-    if (anchor == id) {
-        t->copies++;
-        t->compr += len;
-        if (h & ZC__HANDLE_RAW)
-            t->raw++;
-    } else {
-        t->shared++;
+    if (zc__dd_find(&c->dd, zc__dd_hash(p, len), is_anchor, &x) != id) {
+        if (!(h & ZC__HANDLE_RAW))
+            return -ZC_ECORRUPT; /* the header's anchor is not the table's */
+        return 0;                /* a raw copy's other sharer */
     }
+    e = id;
+    do {
+        e = *zc__dd_next(&c->dd, e);
+        if (!valid_eid(c, e) || zc__ent(&c->idx.ents, e)->handle != h ||
+            ++n > c->idx.ents.used)
+            return -ZC_ECORRUPT;
+    } while (e != id);
+    t->copies++;
+    t->shared += n - 1;
+    t->compr += len;
+    if (h & ZC__HANDLE_RAW)
+        t->raw++;
     return 0;
 }
 

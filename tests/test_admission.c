@@ -404,6 +404,43 @@ static void test_dedup_eviction_keeps_shared_copies_coherent(void **state)
     zc_cache_destroy(c);
 }
 
+/* Evicting one page of a shared copy frees nothing: the policy is asked
+ * again, and an unshared page goes instead.  Two one-frame pages, X shared
+ * by A and B, Z held by C; D needs a frame: A is the least recently used,
+ * but C goes. */
+static void test_dedup_evicts_an_unshared_page_before_a_sharer(void **state)
+{
+    unsigned char x[PS], z[PS], w[PS];
+    zc_cache *c = zt_cache_new("dedup=true,compressor=none,accept_percent=100,"
+                               "capacity=8K,exclusive_gets=false",
+                               NULL);
+    int p = zc_init_fs(c, PS);
+    zc_filekey k = zc_filekey_from_ino(1);
+
+    (void)state;
+    zt_fill_random(x, PS, 1);
+    zt_fill_random(z, PS, 2);
+    zt_fill_random(w, PS, 3);
+    assert_int_equal(zc_put_page(c, p, &k, 0, x), 0); /* A */
+    assert_int_equal(zc_put_page(c, p, &k, 2, z), 0); /* C */
+    assert_int_equal(zc_put_page(c, p, &k, 1, x), 0); /* B shares A's copy */
+    assert_int_equal(zc_put_page(c, p, &k, 3, w), 0); /* D */
+    assert_int_equal(zc_probe_page(c, p, &k, 0), 1);
+    assert_int_equal(zc_probe_page(c, p, &k, 1), 1);
+    assert_int_equal(zc_probe_page(c, p, &k, 2), 0);
+    assert_int_equal(zc_probe_page(c, p, &k, 3), 1);
+    assert_int_equal(stats_of(c).evictions, 1);
+    assert_int_equal(zc_cache_check(c), 0);
+    /* When every candidate is a sharer, the copy goes whole. */
+    assert_int_equal(zc_put_page(c, p, &k, 4, w), 0); /* shares D's copy */
+    assert_int_equal(zc_put_page(c, p, &k, 5, z), 0);
+    zc_stats s = stats_of(c);
+    assert_true(s.mem_used_total <= 2 * PS);
+    assert_int_equal(s.stored_pages + s.evictions, 6);
+    assert_int_equal(zc_cache_check(c), 0);
+    zc_cache_destroy(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -416,6 +453,7 @@ int main(void)
         cmocka_unit_test(test_dedup_stores_identical_pages_once),
         cmocka_unit_test(test_dedup_off_stores_every_copy),
         cmocka_unit_test(test_dedup_eviction_keeps_shared_copies_coherent),
+        cmocka_unit_test(test_dedup_evicts_an_unshared_page_before_a_sharer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

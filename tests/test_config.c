@@ -892,6 +892,13 @@ static void test_level_range_is_the_compressors(void **state)
     cfg = zc_config_default();
     assert_int_equal(zc_config_parse(&cfg, "compressor=none,level=1"),
                      -ZC_EINVAL);
+    /* A spec naming a compressor and no level means its default level. */
+    cfg = zc_config_default();
+    assert_int_equal(zc_config_parse(&cfg, "compressor=lzo,level=9"), 0);
+    assert_int_equal(zc_config_parse(&cfg, "capacity=1M"), 0);
+    assert_int_equal(cfg.level, 9);
+    assert_int_equal(zc_config_parse(&cfg, "compressor=none"), 0);
+    assert_int_equal(cfg.level, 0);
     cfg = zc_config_default();
     cfg.level = -1; /* lzo has no negative levels */
     assert_int_equal(zc_cache_create(&cfg, &c), -ZC_EINVAL);

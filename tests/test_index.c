@@ -53,8 +53,14 @@ static void expect_page(zc_cache *c, int pool, const zc_filekey *k,
 static void test_indexes_differing_only_above_bit_32_are_distinct(void **state)
 {
     static const uint64_t idx[] = {
-        0, 1, 0x100000000ULL, 0x100000001ULL, 0xFFFFFFFFULL,
-        0xFFFFFFFF00000000ULL, UINT64_MAX, 0x8000000000000000ULL,
+        0,
+        1,
+        0x100000000ULL,
+        0x100000001ULL,
+        0xFFFFFFFFULL,
+        0xFFFFFFFF00000000ULL,
+        UINT64_MAX,
+        0x8000000000000000ULL,
     };
     zc_cache *c = new_cache(false);
     int pool = zc_init_fs(c, PS);

@@ -263,8 +263,9 @@ static double ratio(uint64_t a, uint64_t b)
     X(reads)                                                                   \
     X(writes)                                                                  \
     X(pc_hits)                                                                 \
-    X(zc_gets) X(zc_hits) X(disk_reads) X(zc_puts) X(zc_stored)                \
-        X(resident_hits) X(pc_evictions) X(zc_wrong)
+    X(zc_gets)                                                                 \
+    X(zc_hits) X(disk_reads) X(zc_puts) X(zc_stored) X(resident_hits)          \
+        X(pc_evictions) X(zc_wrong)
 
 #define ZC_FIELDS(X)                                                           \
     X(puts)                                                                    \
@@ -272,15 +273,15 @@ static double ratio(uint64_t a, uint64_t b)
     X(succ_gets)                                                               \
     X(failed_gets)                                                             \
     X(invalidates)                                                             \
-    X(evictions) X(replaced) X(exclusive_drops) X(stored_pages)                \
-        X(same_filled_pages) X(raw_pages) X(orig_data_size) X(compr_data_size) \
-            X(mem_used_total) X(arena_bytes) X(meta_bytes) X(work_bytes)       \
-                X(reject_compress_poor) X(reject_nospace) X(reject_race)       \
-                    X(reject_full) X(reject_inactive) X(raw_stored)            \
-                        X(dedup_hits) X(shared_pages) X(frag_bytes)            \
-                            X(compress_ns) X(compress_ns_rejected)             \
-                                X(decompress_ns) X(compactions) X(pools)       \
-                                    X(objects)
+    X(evictions)                                                               \
+    X(replaced) X(exclusive_drops) X(stored_pages) X(same_filled_pages)        \
+        X(raw_pages) X(orig_data_size) X(compr_data_size) X(mem_used_total)    \
+            X(arena_bytes) X(meta_bytes) X(work_bytes) X(reject_compress_poor) \
+                X(reject_nospace) X(reject_race) X(reject_full)                \
+                    X(reject_inactive) X(raw_stored) X(dedup_hits)             \
+                        X(shared_pages) X(frag_bytes) X(compress_ns)           \
+                            X(compress_ns_rejected) X(decompress_ns)           \
+                                X(compactions) X(pools) X(objects)
 
 static void json_string(const char *s)
 {
