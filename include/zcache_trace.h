@@ -306,6 +306,16 @@ ZC_API int zc_replay_create(uint64_t pc_pages, size_t page_size, zc_cache *zc,
  *  Returns 0; -ZC_ENOMEM; an error of the zcache or the content source. */
 ZC_API int zc_replay_request(zc_replay *r, const zc_request *req);
 
+/**
+ * Change the page cache's capacity mid-run, in pages (an adaptive split
+ * moves memory between the page cache and the zcache).  Growing takes
+ * effect at once; shrinking evicts the least recently used pages, each
+ * put to the zcache as any eviction is.  Returns 0; -ZC_EINVAL (NULL, or
+ * pages too large); -ZC_ENOMEM (nothing changed); or the error of an op it
+ * emitted (the page cache then holds fewer pages than before).
+ */
+ZC_API int zc_replay_set_page_cache(zc_replay *r, uint64_t pages);
+
 /** Verification (zc_player_verify()): every zcache hit is checked against
  *  the bytes of the page's last put; mismatches count in zc_wrong.  Since
  *  every put carries the page's latest content and writes invalidate, a

@@ -242,6 +242,105 @@ static void test_puts_of_pages_hit_in_the_page_cache_are_active(void **state)
     zc_content_close(content);
 }
 
+/* A page cache resized mid-run behaves as a naive LRU list resized the
+ * same way: equal hits, and the same pages put, in the same order. */
+struct resized_lru {
+    uint64_t page[512];
+    int n, cap;
+};
+
+static bool rlru_access(struct resized_lru *l, uint64_t page, uint64_t *evicted,
+                        int *nevicted)
+{
+    int i;
+
+    for (i = 0; i < l->n && l->page[i] != page; i++)
+        ;
+    if (i < l->n) {
+        memmove(l->page + 1, l->page, (size_t)i * sizeof(*l->page));
+        l->page[0] = page;
+        return true;
+    }
+    if (l->cap == 0) {
+        evicted[(*nevicted)++] = page;
+        return false;
+    }
+    if (l->n == l->cap)
+        evicted[(*nevicted)++] = l->page[--l->n];
+    memmove(l->page + 1, l->page, (size_t)l->n * sizeof(*l->page));
+    l->page[0] = page;
+    l->n++;
+    return false;
+}
+
+struct put_list {
+    uint64_t *index;
+    int n;
+};
+
+static int list_puts(void *ctx, const zc_op *op)
+{
+    struct put_list *l = ctx;
+
+    if (op->kind == ZC_OP_PUT)
+        l->index[l->n++] = op->index;
+    return 0;
+}
+
+static void test_resized_page_cache_is_a_resized_lru(void **state)
+{
+    static const int sizes[] = {100, 40, 0, 300, 512, 7, 250};
+    enum { N = 30000 };
+    struct resized_lru l = {.cap = 100};
+    uint64_t *want = malloc(N * sizeof(*want));
+    struct put_list got = {malloc(N * sizeof(uint64_t)), 0};
+    zc_content *content;
+    zc_replay *r;
+    zc_replay_stats st;
+    uint64_t hits = 0;
+    int nwant = 0;
+    zt_rng g;
+
+    (void)state;
+    assert_non_null(want);
+    assert_non_null(got.index);
+    assert_int_equal(zc_content_open("synth:1", 4096, &content, NULL, 0), 0);
+    assert_int_equal(zc_replay_create(100, 4096, NULL, content, &r), 0);
+    assert_int_equal(zc_replay_sink(r, list_puts, &got), 0);
+    zt_rng_seed(&g, 77);
+    for (int i = 0; i < N; i++) {
+        if (i % 2500 == 2499) {
+            int size = sizes[(i / 2500) % 7];
+            assert_int_equal(zc_replay_set_page_cache(r, (uint64_t)size), 0);
+            while (l.n > size)
+                want[nwant++] = l.page[--l.n];
+            l.cap = size;
+            assert_int_equal(got.n, nwant); /* the shrink's puts, at once */
+        }
+        /* Pages 0..599, skewed towards low numbers. */
+        uint64_t page = zt_rng_below(&g, 600) * zt_rng_below(&g, 600) / 600;
+        zc_request q = {.dev = 1, .offset = page * 4096, .length = 4096};
+        hits += rlru_access(&l, page, want, &nwant);
+        assert_int_equal(zc_replay_request(r, &q), 0);
+    }
+    assert_int_equal(zc_replay_stats_get(r, &st), 0);
+    assert_int_equal(st.pc_hits, hits);
+    assert_int_equal(got.n, nwant);
+    for (int i = 0; i < nwant; i++)
+        if (got.index[i] != want[i])
+            fail_msg("put %d: page %llu, want %llu", i,
+                     (unsigned long long)got.index[i],
+                     (unsigned long long)want[i]);
+    assert_int_equal(zc_replay_set_page_cache(NULL, 5), -ZC_EINVAL);
+    assert_int_equal(zc_replay_set_page_cache(r, UINT64_MAX), -ZC_EINVAL);
+    print_message("resized page cache: %llu hits, %d puts\n",
+                  (unsigned long long)hits, nwant);
+    zc_replay_destroy(r);
+    zc_content_close(content);
+    free(want);
+    free(got.index);
+}
+
 /* ---- real traces with reference numbers -----------------------------------
  */
 
@@ -448,6 +547,7 @@ int main(void)
         cmocka_unit_test(test_raw_two_tiers_hit_like_one_lru_of_both),
         cmocka_unit_test(test_gets_return_the_latest_version),
         cmocka_unit_test(test_puts_of_pages_hit_in_the_page_cache_are_active),
+        cmocka_unit_test(test_resized_page_cache_is_a_resized_lru),
         cmocka_unit_test(test_real_traces_reproduce_reference_lru_hits),
         cmocka_unit_test(test_real_traces_raw_cross_check),
         cmocka_unit_test(test_mrc_equals_a_naive_lru_at_every_size),

@@ -65,9 +65,11 @@ struct zc_replay {
 
     /* page cache */
     struct node *nodes;
-    uint32_t cap, used;
-    uint32_t head, tail; /* most and least recently used, NIL if empty */
-    uint32_t *table;     /* node index + 1, 0 empty */
+    uint32_t cap, used;         /* capacity and pages held, in pages */
+    uint32_t nnodes, nodes_cap; /* node slots ever used, allocated */
+    uint32_t free_node;         /* slots freed by a shrink, through next */
+    uint32_t head, tail;        /* most and least recently used, NIL if empty */
+    uint32_t *table;            /* node index + 1, 0 empty */
     uint64_t mask;
 
     /* versions of written pages */
@@ -312,6 +314,22 @@ static int page_cache_hit(struct zc_replay *r)
     return emit(r, &op);
 }
 
+/* Evict the least recently used page: out of the table and the list, put
+ * to the zcache; *n is its node slot, now unused. */
+static int evict_tail(struct zc_replay *r, uint32_t *n)
+{
+    bool f;
+    uint64_t vs;
+
+    *n = r->tail;
+    vs = find_slot(r, r->nodes[*n].dev, r->nodes[*n].page, &f);
+    table_delete(r, vs);
+    lru_unlink(r, *n);
+    r->used--;
+    return page_op(r, ZC_OP_PUT, r->nodes[*n].dev, r->nodes[*n].page,
+                   r->nodes[*n].active ? ZC_OP_PUT_ACTIVE : 0);
+}
+
 /* One page access. */
 static int access_page(struct zc_replay *r, uint32_t dev, uint64_t page,
                        bool write)
@@ -350,18 +368,18 @@ static int access_page(struct zc_replay *r, uint32_t dev, uint64_t page,
         return page_op(r, ZC_OP_PUT, dev, page, 0);
     }
     if (r->used < r->cap) {
-        n = r->used++;
+        if (r->free_node != NIL) {
+            n = r->free_node;
+            r->free_node = r->nodes[n].next;
+        } else {
+            n = r->nnodes++;
+        }
+        r->used++;
     } else {
-        bool f;
-        uint64_t vs;
-        n = r->tail;
-        vs = find_slot(r, r->nodes[n].dev, r->nodes[n].page, &f);
-        table_delete(r, vs);
-        lru_unlink(r, n);
-        rc = page_op(r, ZC_OP_PUT, r->nodes[n].dev, r->nodes[n].page,
-                     r->nodes[n].active ? ZC_OP_PUT_ACTIVE : 0);
+        rc = evict_tail(r, &n);
         if (rc)
             return rc;
+        r->used++;
         /* The slot found before may have moved: look again. */
         slot = find_slot(r, dev, page, &found);
     }
@@ -394,6 +412,8 @@ int zc_replay_create(uint64_t pc_pages, size_t page_size, zc_cache *zc,
     r->zc = zc;
     r->content = content;
     r->cap = (uint32_t)pc_pages;
+    r->nodes_cap = (uint32_t)(pc_pages ? pc_pages : 1);
+    r->free_node = NIL;
     r->head = r->tail = NIL;
     while (tsize < pc_pages * 2)
         tsize *= 2;
@@ -407,6 +427,49 @@ int zc_replay_create(uint64_t pc_pages, size_t page_size, zc_cache *zc,
         return -ZC_ENOMEM;
     }
     *out = r;
+    return 0;
+}
+
+int zc_replay_set_page_cache(zc_replay *r, uint64_t pages)
+{
+    if (!r || pages >= NIL)
+        return -ZC_EINVAL;
+    if (pages > r->nodes_cap) {
+        struct node *nodes = realloc(r->nodes, pages * sizeof(*nodes));
+        if (!nodes)
+            return -ZC_ENOMEM;
+        r->nodes = nodes;
+        r->nodes_cap = (uint32_t)pages;
+    }
+    if (pages * 2 > r->mask + 1) {
+        /* A larger table, at most half full: every page in it again. */
+        uint64_t tsize = (r->mask + 1) * 2, mask;
+        uint32_t *table;
+        while (tsize < pages * 2)
+            tsize *= 2;
+        table = calloc(tsize, sizeof(*table));
+        if (!table)
+            return -ZC_ENOMEM;
+        mask = tsize - 1;
+        for (uint32_t n = r->head; n != NIL; n = r->nodes[n].next) {
+            uint64_t i = hash_key(r->nodes[n].dev, r->nodes[n].page) & mask;
+            while (table[i])
+                i = (i + 1) & mask;
+            table[i] = n + 1;
+        }
+        free(r->table);
+        r->table = table;
+        r->mask = mask;
+    }
+    while (r->used > pages) {
+        uint32_t n;
+        int rc = evict_tail(r, &n);
+        r->nodes[n].next = r->free_node;
+        r->free_node = n;
+        if (rc)
+            return rc;
+    }
+    r->cap = (uint32_t)pages;
     return 0;
 }
 
