@@ -224,35 +224,6 @@ static void usage(FILE *out)
                  "data or a failed\nzc_cache_check(); 2 bad arguments\n");
 }
 
-static void bad_arg(const char *fmt, const char *what)
-{
-    fprintf(stderr, BENCH_NAME ": ");
-    fprintf(stderr, fmt, what);
-    fprintf(stderr, "\nTry '" BENCH_NAME " --help'.\n");
-    exit(2);
-}
-
-/* A decimal count in [lo, hi]; exits 2 on anything else. */
-static unsigned long long parse_count(const char *opt, const char *s,
-                                      unsigned long long lo,
-                                      unsigned long long hi)
-{
-    char *end;
-    unsigned long long v;
-    if (!s || *s < '0' || *s > '9')
-        bad_arg("option %s needs a positive number", opt);
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (errno || *end || v < lo || v > hi) {
-        fprintf(stderr,
-                BENCH_NAME ": bad value '%s' for %s (expected %llu..%llu)\n"
-                           "Try '" BENCH_NAME " --help'.\n",
-                s, opt, lo, hi);
-        exit(2);
-    }
-    return v;
-}
-
 static void parse_args(int argc, char **argv, bench_opts *o, size_t page_size)
 {
     memset(o, 0, sizeof *o);
@@ -265,9 +236,9 @@ static void parse_args(int argc, char **argv, bench_opts *o, size_t page_size)
         size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
 
         if (strncmp(arg, "--", 2) != 0)
-            bad_arg("unexpected argument '%s'", arg);
+            bench_bad_arg("unexpected argument '%s'", arg);
         if (n >= sizeof opt)
-            bad_arg("unknown option '%s'", arg);
+            bench_bad_arg("unknown option '%s'", arg);
         memcpy(opt, arg, n);
         opt[n] = '\0';
         if (eq)
@@ -275,7 +246,7 @@ static void parse_args(int argc, char **argv, bench_opts *o, size_t page_size)
 
         if (strcmp(opt, "--help") == 0 || strcmp(opt, "--csv") == 0) {
             if (val)
-                bad_arg("option %s takes no value", opt);
+                bench_bad_arg("option %s takes no value", opt);
             if (strcmp(opt, "--help") == 0) {
                 usage(stdout);
                 exit(0);
@@ -285,24 +256,24 @@ static void parse_args(int argc, char **argv, bench_opts *o, size_t page_size)
         }
         if (strcmp(opt, "--dir") != 0 && strcmp(opt, "--pages") != 0 &&
             strcmp(opt, "--runs") != 0)
-            bad_arg("unknown option '%s'", arg);
+            bench_bad_arg("unknown option '%s'", arg);
         if (!val) {
             if (i + 1 >= argc)
-                bad_arg("option %s needs a value", opt);
+                bench_bad_arg("option %s needs a value", opt);
             val = argv[++i];
         }
         if (strcmp(opt, "--dir") == 0) {
             if (!*val)
-                bad_arg("option %s needs a directory", opt);
+                bench_bad_arg("option %s needs a directory", opt);
             o->dirs = bench_xrealloc(o->dirs, (o->ndirs + 1) * sizeof *o->dirs);
             o->dirs[o->ndirs++] = val;
         } else if (strcmp(opt, "--pages") == 0) {
             /* Half the capacity limit: the compressor caches get twice the
              * pages' bytes of room. */
-            o->pages = (size_t)parse_count(opt, val, 1,
-                                           ZC_CAPACITY_MAX / 2 / page_size);
+            o->pages = (size_t)bench_parse_count(
+                opt, val, 1, ZC_CAPACITY_MAX / 2 / page_size);
         } else {
-            o->runs = (unsigned)parse_count(opt, val, 1, BENCH_MAX_RUNS);
+            o->runs = (unsigned)bench_parse_count(opt, val, 1, BENCH_MAX_RUNS);
         }
     }
     if (o->ndirs == 0) {

@@ -40,6 +40,35 @@ const char *bench_prog = "zc-bench";
  * Small helpers
  * ------------------------------------------------------------------------ */
 
+void bench_bad_arg(const char *fmt, const char *what)
+{
+    fprintf(stderr, "%s: ", bench_prog);
+    fprintf(stderr, fmt, what);
+    fprintf(stderr, "\nTry '%s --help'.\n", bench_prog);
+    exit(2);
+}
+
+unsigned long long bench_parse_count(const char *opt, const char *s,
+                                     unsigned long long lo,
+                                     unsigned long long hi)
+{
+    char *end;
+    unsigned long long v;
+
+    if (!s || *s < '0' || *s > '9')
+        bench_bad_arg("option %s needs a positive number", opt);
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno || *end || v < lo || v > hi) {
+        fprintf(stderr,
+                "%s: bad value '%s' for %s (expected %llu..%llu)\n"
+                "Try '%s --help'.\n",
+                bench_prog, s, opt, lo, hi, bench_prog);
+        exit(2);
+    }
+    return v;
+}
+
 void bench_die(const char *msg)
 {
     fprintf(stderr, "%s: %s\n", bench_prog, msg);

@@ -53,6 +53,14 @@ extern const char *bench_prog;
 /** Print "<bench_prog>: msg" on stderr and exit 1. */
 void bench_die(const char *msg);
 
+/** Print "<bench_prog>: " fmt (with what), a hint to --help, exit 2. */
+void bench_bad_arg(const char *fmt, const char *what);
+
+/** A decimal count of option opt in [lo, hi]; exits 2 on anything else. */
+unsigned long long bench_parse_count(const char *opt, const char *s,
+                                     unsigned long long lo,
+                                     unsigned long long hi);
+
 /** malloc/calloc/realloc that never return NULL (they bench_die()). */
 void *bench_xmalloc(size_t n);
 void *bench_xcalloc(size_t n, size_t size);
