@@ -324,6 +324,32 @@ ZC_API int zc_put_page(zc_cache *c, int pool, const zc_filekey *key,
 ZC_API int zc_put_page_flags(zc_cache *c, int pool, const zc_filekey *key,
                              uint64_t index, const void *page, unsigned flags);
 
+/** What a put or an estimate found, for callers that model the cache
+ *  (an adaptive controller). */
+typedef struct zc_put_info {
+    size_t compressed;    /* the compressed size admission judged; 0 when
+                             nothing was compressed */
+    uint64_t compress_ns; /* time spent compressing */
+    bool same_filled;     /* a same-filled page (no arena space) */
+    bool raw;             /* stored, or to be stored, uncompressed in a
+                             whole frame */
+} zc_put_info;
+
+/** zc_put_page_flags() that also fills *info (NULL: nothing), whatever
+ *  the outcome; the same returns. */
+ZC_API int zc_put_page_info(zc_cache *c, int pool, const zc_filekey *key,
+                            uint64_t index, const void *page, unsigned flags,
+                            zc_put_info *info);
+
+/**
+ * Compress a page as a put would and store nothing: a probe of what the
+ * page would cost.  Fills *info; returns 0 if a put would admit it (by
+ * size: same-filled, within accept_percent, or store_raw),
+ * ZC_PUT_REJECT_POOR if not; -ZC_EINVAL; -ZC_ENOMEM.  Counted in
+ * estimates and compress_ns_estimates only.
+ */
+ZC_API int zc_estimate_page(zc_cache *c, const void *page, zc_put_info *info);
+
 /**
  * Look up a page and copy it into page[page_size].
  *
@@ -425,7 +451,9 @@ typedef struct zc_stats {
     uint64_t compress_ns_rejected; /* time compressing pages then rejected */
     uint64_t decompress_ns;        /* time decompressing (or copying) on gets */
     uint64_t compactions;          /* objects moved by allocator compaction */
-    uint64_t pools;                /* live pools now */
+    uint64_t estimates;            /* zc_estimate_page() calls */
+    uint64_t compress_ns_estimates; /* time they spent compressing */
+    uint64_t pools;                 /* live pools now */
     uint64_t objects;          /* files (pool, file key) with pages held now */
     uint64_t capacity_bytes;   /* the budget now (zc_set_capacity) */
     uint64_t resizes;          /* zc_set_capacity calls that changed it */

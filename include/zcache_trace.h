@@ -136,6 +136,10 @@ typedef struct zc_replay_stats {
     uint64_t zc_wrong;      /* with verification on: zcache hits whose bytes
                                differ from the page's latest content (a
                                library bug; always 0) */
+    uint64_t zc_skipped;    /* adaptive: evictions not put (the zcache was
+                               off, or the page was known to be rejected) */
+    uint64_t zc_probes;     /* adaptive: skipped puts compressed to learn
+                               their size (zc_estimate_page()) */
 } zc_replay_stats;
 
 /* ------------------------------------------------------------------------
@@ -315,6 +319,76 @@ ZC_API int zc_replay_request(zc_replay *r, const zc_request *req);
  * emitted (the page cache then holds fewer pages than before).
  */
 ZC_API int zc_replay_set_page_cache(zc_replay *r, uint64_t pages);
+
+/**
+ * Adaptive sizing: a fixed memory shared by the page cache and the zcache,
+ * and a controller that moves the boundary between them.
+ *
+ * The controller keeps one recency stack over the pages in both tiers and
+ * pages recently dropped from them (ghosts: keys without data, up to
+ * `ghost_factor` times the pages M holds), each with what it would cost in
+ * the zcache: its measured compressed size as a share of the arena, zero
+ * if it was rejected, the mean of its kind if never compressed.  From
+ * every access's depth in that stack it counts, for each candidate split
+ * (the zcache's share of M in `steps` steps), the page-cache hits, zcache
+ * hits and disk reads that split would have had, and prices them: disk
+ * reads x disk_ns + compressions x put_ns + decompressions x get_ns.  At
+ * the end of each epoch it moves to the cheapest split over the decayed
+ * history.  Admission: with a share of 0 the zcache is off and puts cost
+ * nothing, except one in `probe_every` compressed without being stored to
+ * keep the sizes known; a page known to be rejected (compressed since its
+ * last write) is not compressed again.
+ */
+typedef struct zc_adapt_options {
+    uint64_t memory_bytes;  /* M: page-cache pages + the zcache's arena */
+    uint64_t disk_ns;       /* a disk read's cost; 0: 100000 (an SSD) */
+    uint64_t put_ns;        /* a compression's cost; 0: measured as it runs */
+    uint64_t get_ns;        /* a decompression's cost; 0: measured */
+    unsigned steps;         /* candidate shares 0, 100/steps, ..., 100 %;
+                               0: 20 */
+    uint64_t epoch;         /* accesses between decisions; 0: max(1024, the
+                               pages M holds / 2) */
+    unsigned decay_percent; /* weight kept by the history at each epoch;
+                               0: 90 */
+    unsigned probe_every;   /* 0: 16 */
+    unsigned start_percent; /* the zcache's share until the first decision */
+    unsigned ghost_factor;  /* 0: 16 */
+} zc_adapt_options;
+
+/**
+ * Set options from "key=value,..." (memory=64M, disk=100us|8ms|hdd|ssd|
+ * nvme, put=5us, get=1us, steps=20, epoch=4096, decay=90, probe=16,
+ * start=0, ghosts=16); keys not named keep their values.  Returns 0 or
+ * -ZC_EINVAL with a one-line message in err.
+ */
+ZC_API int zc_adapt_options_parse(zc_adapt_options *opt, const char *spec,
+                                  char *err, size_t errlen);
+
+/** One epoch of an adaptive replay. */
+typedef struct zc_adapt_epoch {
+    uint64_t accesses; /* accesses before the epoch's end */
+    uint64_t pc_pages; /* the split in force during the epoch */
+    uint64_t zc_bytes; /* (0: the zcache was off) */
+    uint64_t next_pc_pages, next_zc_bytes; /* the split chosen at its end */
+    double est_disk_reads; /* decayed history: disk reads of the chosen and */
+    double est_cost_ns;    /* its cost */
+    double put_ns, get_ns; /* the CPU costs used */
+    uint64_t disk_reads, zc_hits, pc_hits; /* counters at the epoch's end */
+} zc_adapt_epoch;
+
+/**
+ * Make r adaptive: from now on the page cache and the zcache (whose
+ * capacity is set here) share opt->memory_bytes, split by the controller.
+ * Call before the first request, on a replay with a zcache and no op
+ * writer or sink (the split makes the op stream depend on the zcache).
+ * Returns 0; -ZC_EINVAL (bad options, a steps value above 100); -ZC_ENOMEM.
+ */
+ZC_API int zc_replay_adapt(zc_replay *r, const zc_adapt_options *opt);
+
+/** The epochs so far (NULL and 0 when not adaptive); valid until the next
+ *  request. */
+ZC_API size_t zc_replay_adapt_log(const zc_replay *r,
+                                  const zc_adapt_epoch **out);
 
 /** Verification (zc_player_verify()): every zcache hit is checked against
  *  the bytes of the page's last put; mismatches count in zc_wrong.  Since

@@ -603,6 +603,13 @@ int zc_put_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
 int zc_put_page_flags(zc_cache *c, int pool, const zc_filekey *key,
                       uint64_t index, const void *page, unsigned flags)
 {
+    return zc_put_page_info(c, pool, key, index, page, flags, NULL);
+}
+
+int zc_put_page_info(zc_cache *c, int pool, const zc_filekey *key,
+                     uint64_t index, const void *page, unsigned flags,
+                     zc_put_info *info)
+{
     const size_t ps = c ? c->cfg.page_size : 0;
     struct zc__scratch *sc = NULL;
     struct zc__pool *p;
@@ -825,7 +832,54 @@ out:
         c->st.puts++;
     pthread_mutex_unlock(&c->lock);
     scratch_put(c, sc);
+    if (info) {
+        info->compressed = same || inactive ? 0 : clen;
+        info->compress_ns = dt;
+        info->same_filled = same;
+        info->raw = raw;
+    }
     return rc;
+}
+
+int zc_estimate_page(zc_cache *c, const void *page, zc_put_info *info)
+{
+    const size_t ps = c ? c->cfg.page_size : 0;
+    struct zc__scratch *sc;
+    uint64_t word, dt = 0;
+    size_t clen = 0;
+    int rc;
+
+    if (!c || !page || !info)
+        return -ZC_EINVAL;
+    memset(info, 0, sizeof(*info));
+    if (c->cfg.same_filled && is_same_filled(page, ps, &word)) {
+        info->same_filled = true;
+        return 0;
+    }
+    sc = scratch_get(c);
+    if (!sc)
+        return -ZC_ENOMEM;
+    if (c->cfg.memo) {
+        rc = zc__memo_compress(c->cfg.memo, c->comp, c->level, page, ps,
+                               sc->out + ZC__OBJ_HDR, &clen, sc->wrkmem, &dt);
+    } else {
+        uint64_t t0 = zc__now_ns();
+        rc = c->comp->compress(page, ps, sc->out + ZC__OBJ_HDR, &clen,
+                               sc->wrkmem, c->level);
+        dt = zc__now_ns() - t0;
+    }
+    scratch_put(c, sc);
+    if (rc)
+        return rc;
+    info->compressed = clen;
+    info->compress_ns = dt;
+    info->raw = (clen > c->accept_bytes && c->cfg.store_raw) ||
+                clen + ZC__OBJ_HDR > c->obj_max;
+    pthread_mutex_lock(&c->lock);
+    c->st.estimates++;
+    c->st.compress_ns_estimates += dt;
+    pthread_mutex_unlock(&c->lock);
+    return clen > c->accept_bytes && !c->cfg.store_raw ? ZC_PUT_REJECT_POOR : 0;
 }
 
 /* ---- get ---------------------------------------------------------------- */

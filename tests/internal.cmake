@@ -1,7 +1,7 @@
 # Unit tests of internal modules (arena, allocators): they link the library's
 # objects directly to reach the zc__ symbols, which the libraries hide.
 # SPDX-License-Identifier: GPL-2.0-or-later
-foreach(_t test_arena test_alloc)
+foreach(_t test_arena test_alloc test_adapt)
   add_executable(${_t} ${_t}.c $<TARGET_OBJECTS:zcache_objects>)
   target_compile_options(${_t} PRIVATE -Wall -Wextra)
   target_compile_definitions(${_t} PRIVATE _POSIX_C_SOURCE=200809L)

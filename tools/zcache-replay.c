@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "split_log.h"
 #include "zcache.h"
 #include "zcache_trace.h"
 
@@ -46,6 +47,12 @@ struct opts {
     int verify;
     const char **traces;
     size_t ntraces;
+    /* a fixed memory split between the page cache and the zcache */
+    const char *memory; /* as given, or NULL */
+    double share;       /* static split: the zcache's %, or -1 */
+    bool adaptive;
+    zc_adapt_options adapt;
+    const char *split_csv, *plot;
 };
 
 static void usage(FILE *f)
@@ -82,6 +89,31 @@ static void usage(FILE *f)
             "the page's\n"
             "                      last put (counted in zc_wrong; exit 1 if "
             "any)\n"
+            "  --memory M          memory shared by the page cache and the "
+            "zcache's arena\n"
+            "                      (replaces --page-cache and the zcache's "
+            "capacity); with\n"
+            "  --share S             a static split: the zcache gets S%% of "
+            "M, or\n"
+            "  --adaptive            a controller that moves the boundary "
+            "as it runs\n"
+            "  --adapt SPEC        the controller's options (implies "
+            "--adaptive): disk,\n"
+            "                      put, get (costs: e.g. 100us; put/get "
+            "default: measured),\n"
+            "                      steps=20, epoch (accesses; default "
+            "max(1024, pages of M / 2)),\n"
+            "                      decay=90 (%% kept per epoch), probe=16, "
+            "start=0 (%%), ghosts=16\n"
+            "  --disk-latency T    a disk read's cost for the controller: "
+            "100us, 8ms, ... or\n"
+            "                      hdd (8ms), ssd (100us, the default), nvme "
+            "(20us)\n"
+            "  --split-csv FILE    adaptive: the split at each epoch, as CSV\n"
+            "  --plot PREFIX       adaptive: PREFIX.csv, PREFIX.gp and, with "
+            "gnuplot,\n"
+            "                      PREFIX.png and PREFIX.svg: the split over "
+            "time\n"
             "  --progress, --no-progress\n"
             "                      progress on stderr (default: when it is a "
             "terminal)\n"
@@ -141,6 +173,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
     o->output = "text";
     o->progress = -1;
     o->save_level = 1;
+    o->share = -1;
     o->traces = calloc((size_t)argc, sizeof(*o->traces));
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -159,6 +192,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
         }
         if (strcmp(a, "--verify") == 0) {
             o->verify = 1;
+            continue;
+        }
+        if (strcmp(a, "--adaptive") == 0) {
+            o->adaptive = true;
             continue;
         }
         if (strcmp(a, "--no-progress") == 0) {
@@ -211,6 +248,27 @@ static void parse_args(int argc, char **argv, struct opts *o)
             if (strcmp(v, "0") && strcmp(v, "1") && strcmp(v, "9"))
                 die_usage("--save-ops-level %s: want 0, 1 or 9", v);
             o->save_level = atoi(v);
+        } else if (strcmp(a, "--memory") == 0) {
+            o->memory = v;
+        } else if (strcmp(a, "--share") == 0) {
+            char *end;
+            o->share = strtod(v, &end);
+            if (end == v || *end || !(o->share >= 0 && o->share <= 100))
+                die_usage("--share %s: want a percentage, 0 to 100", v);
+        } else if (strcmp(a, "--adapt") == 0) {
+            static char err[256];
+            o->adaptive = true;
+            if (zc_adapt_options_parse(&o->adapt, v, err, sizeof(err)))
+                die_usage("--adapt: %s", err);
+        } else if (strcmp(a, "--disk-latency") == 0) {
+            static char err[256], spec[128];
+            snprintf(spec, sizeof(spec), "disk=%s", v);
+            if (zc_adapt_options_parse(&o->adapt, spec, err, sizeof(err)))
+                die_usage("--disk-latency: %s", err);
+        } else if (strcmp(a, "--split-csv") == 0) {
+            o->split_csv = v;
+        } else if (strcmp(a, "--plot") == 0) {
+            o->plot = v;
         } else if (strcmp(a, "--output") == 0) {
             if (strcmp(v, "text") && strcmp(v, "json") && strcmp(v, "csv"))
                 die_usage("--output %s: want text, json or csv", v);
@@ -240,6 +298,38 @@ static void parse_args(int argc, char **argv, struct opts *o)
         die_usage("--page-cache %s: want pages (e.g. 10000) or bytes with "
                   "K/M/G (e.g. 256M)",
                   o->page_cache);
+    if (o->memory) {
+        uint64_t m;
+        if (zc_parse_size(o->memory, &m) < 0 || m < o->page_size ||
+            m / o->page_size >= 0xFFFFFFFFu)
+            die_usage("--memory %s: want bytes with K/M/G (e.g. 64M), at "
+                      "least a page",
+                      o->memory);
+        if (o->page_cache_set)
+            die_usage("%s", "--memory splits memory: no --page-cache");
+        if (!o->zspec)
+            die_usage("%s", "--memory splits memory with a zcache: not "
+                            "--zcache off");
+        if (o->adaptive == (o->share >= 0))
+            die_usage("%s", "--memory wants --share S or --adaptive");
+        if (o->save_ops && o->adaptive)
+            die_usage("%s", "--save-ops: an adaptive run's op stream depends "
+                            "on its zcache; save a static one");
+        o->adapt.memory_bytes = m;
+        if (o->share >= 0) {
+            uint64_t cap = (uint64_t)((double)m * o->share / 100.0) /
+                           o->page_size * o->page_size;
+            o->pc_pages = (m - cap) / o->page_size;
+            o->adapt.memory_bytes = cap; /* the zcache's capacity */
+        } else {
+            o->pc_pages = m / o->page_size;
+        }
+    } else if (o->adaptive || o->share >= 0) {
+        die_usage("%s", "--share and --adaptive need --memory M");
+    }
+    if ((o->split_csv || o->plot) && !o->adaptive)
+        die_usage("%s", "--split-csv and --plot show an adaptive run: "
+                        "--memory M --adaptive");
 }
 
 static double now_s(void)
@@ -264,8 +354,9 @@ static double ratio(uint64_t a, uint64_t b)
     X(writes)                                                                  \
     X(pc_hits)                                                                 \
     X(zc_gets)                                                                 \
-    X(zc_hits) X(disk_reads) X(zc_puts) X(zc_stored) X(resident_hits)          \
-        X(pc_evictions) X(zc_wrong)
+    X(zc_hits)                                                                 \
+    X(disk_reads) X(zc_puts) X(zc_stored) X(resident_hits) X(pc_evictions)     \
+        X(zc_wrong) X(zc_skipped) X(zc_probes)
 
 #define ZC_FIELDS(X)                                                           \
     X(puts)                                                                    \
@@ -274,14 +365,17 @@ static double ratio(uint64_t a, uint64_t b)
     X(failed_gets)                                                             \
     X(invalidates)                                                             \
     X(evictions)                                                               \
-    X(replaced) X(exclusive_drops) X(stored_pages) X(same_filled_pages)        \
-        X(raw_pages) X(orig_data_size) X(compr_data_size) X(mem_used_total)    \
-            X(arena_bytes) X(meta_bytes) X(work_bytes) X(reject_compress_poor) \
+    X(replaced)                                                                \
+    X(exclusive_drops) X(stored_pages) X(same_filled_pages) X(raw_pages)       \
+        X(orig_data_size) X(compr_data_size) X(mem_used_total) X(arena_bytes)  \
+            X(meta_bytes) X(work_bytes) X(reject_compress_poor)                \
                 X(reject_nospace) X(reject_race) X(reject_full)                \
                     X(reject_inactive) X(raw_stored) X(dedup_hits)             \
                         X(shared_pages) X(frag_bytes) X(compress_ns)           \
                             X(compress_ns_rejected) X(decompress_ns)           \
-                                X(compactions) X(pools) X(objects)
+                                X(compactions) X(estimates)                    \
+                                    X(compress_ns_estimates) X(pools)          \
+                                        X(objects)
 
 static void json_string(const char *s)
 {
@@ -447,6 +541,11 @@ static zc_cache *open_zcache(const struct opts *o)
                 cfg.page_size, o->page_size);
         exit(2);
     }
+    /* A static split's zcache has its share; an adaptive one is made for
+     * all of M (allocators lay out their size classes by the capacity they
+     * are made with) and then given its share. */
+    if (o->memory)
+        cfg.capacity_bytes = o->adapt.memory_bytes;
     rc = zc_cache_create(&cfg, &zc);
     if (rc) {
         fprintf(stderr, NAME ": --zcache %s: %s\n", o->zspec, zc_strerror(rc));
@@ -652,6 +751,51 @@ static int run_ops(struct opts *o, zc_replay_stats *rs, zc_stats *zs,
     return 0;
 }
 
+/* The adaptive run in a few words, printed after the text results. */
+static char adapt_summary[512];
+
+/* --split-csv and --plot, and the text summary's figures: the exit
+ * status's 1 if a file cannot be written. */
+static int split_outputs(const struct opts *o, const zc_replay *r,
+                         const zc_replay_stats *rs)
+{
+    const zc_adapt_epoch *e;
+    size_t n = zc_replay_adapt_log(r, &e), moves = 0;
+    double share_sum = 0;
+    FILE *f;
+
+    for (size_t i = 0; i < n; i++) {
+        moves += e[i].next_zc_bytes != e[i].zc_bytes;
+        share_sum +=
+            100.0 * (double)e[i].zc_bytes / (double)o->adapt.memory_bytes;
+    }
+    if (o->split_csv) {
+        if (!(f = fopen(o->split_csv, "w"))) {
+            fprintf(stderr, NAME ": cannot write %s\n", o->split_csv);
+            return 1;
+        }
+        split_log_csv(f, e, n, o->page_size);
+        if (fclose(f)) {
+            fprintf(stderr, NAME ": cannot write %s\n", o->split_csv);
+            return 1;
+        }
+    }
+    if (o->plot && split_log_plot(NAME, o->plot, o->memory, e, n, o->page_size))
+        return 1;
+    {
+        uint64_t pc = n ? e[n - 1].next_pc_pages : o->pc_pages;
+        uint64_t zb = n ? e[n - 1].next_zc_bytes : 0;
+        snprintf(adapt_summary, sizeof(adapt_summary),
+                 "\nadaptive split of %s: %zu epochs, %zu moves; the zcache's "
+                 "share averaged %.1f%%,\n  ended at %" PRIu64
+                 " page-cache pages + %" PRIu64 " zcache bytes; %" PRIu64
+                 " evictions not put (%" PRIu64 " probed)\n",
+                 o->memory, n, moves, n ? share_sum / (double)n : 0.0, pc, zb,
+                 rs->zc_skipped, rs->zc_probes);
+    }
+    return 0;
+}
+
 /* Replay block traces through the page-cache model: the exit status. */
 static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
                       zc_stats *zs, bool *have_zs, double *secs)
@@ -688,6 +832,13 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
     rc = zc_replay_create(o->pc_pages, o->page_size, zc, content, &r);
     if (!rc)
         rc = zc_replay_save_ops(r, w);
+    if (!rc && o->adaptive) {
+        rc = zc_replay_adapt(r, &o->adapt);
+        if (rc == -ZC_EINVAL) {
+            fprintf(stderr, NAME ": --adapt: options out of range\n");
+            return 2;
+        }
+    }
     if (rc) {
         fprintf(stderr, NAME ": %s\n", zc_strerror(rc));
         return 1;
@@ -729,6 +880,10 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
     *have_zs = zc != NULL;
     if (zc)
         zc_stats_get(zc, zs);
+    if (o->adaptive && split_outputs(o, r, rs)) {
+        zc_replay_destroy(r);
+        return 1;
+    }
     zc_replay_destroy(r);
     zc_trace_close(t);
     zc_content_close(content);
@@ -757,6 +912,8 @@ int main(int argc, char **argv)
     if (rc)
         return rc;
     output(&o, format, &rs, have_zs ? &zs : NULL, secs);
+    if (!strcmp(o.output, "text"))
+        fputs(adapt_summary, stdout);
     free(o.traces);
     if (rs.zc_wrong) {
         fprintf(stderr, NAME ": %" PRIu64 " zcache hits returned wrong data\n",

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "split_log.h"
 #include "zcache.h"
 #include "zcache_trace.h"
 
@@ -54,6 +55,9 @@ struct job {
     zc_player *player;
     int rc;
     char err[1024];
+    bool adaptive;          /* a run of the controller over all of M */
+    zc_adapt_epoch *epochs; /* its split over time */
+    size_t nepochs;
 };
 
 static struct {
@@ -67,6 +71,8 @@ static struct {
     int nsets, jobs;
     const char **traces;
     size_t ntraces;
+    bool adaptive;
+    zc_adapt_options adapt;
 } o = {.content = "synth",
        .output = "text",
        .zbase = "",
@@ -77,6 +83,7 @@ static struct {
 static struct job *jobs;
 static zc_memo *memo; /* shared: each distinct content compressed once */
 static size_t njobs, next_job;
+static size_t nstatic; /* jobs[0..nstatic) are static; the rest adaptive */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void die(int status, const char *fmt, const char *a)
@@ -99,9 +106,15 @@ static void usage(FILE *f)
                "compressor=lzo\n"
                "  --set KEY=V1,V2     vary any zc_config key (repeatable: "
                "the cross product)\n"
-               "  --memory M --share S1,S2,...\n"
+               "  --memory M --share S1,S2,... [--adaptive]\n"
                "                      split M: the zcache gets S%% of it, the "
-               "page cache the rest\n"
+               "page cache the rest;\n"
+               "                      --adaptive adds a row where a "
+               "controller moves the split\n"
+               "                      as it runs (zcache-replay --help: "
+               "--adapt SPEC), its split\n"
+               "                      over time in PREFIX-adaptive.csv with "
+               "--plot\n"
                "  --format, --page-size, --content   as zcache-replay\n"
                "  --jobs N            worker threads (default: the cores)\n"
                "  --memo SIZE         memory for compressing each distinct "
@@ -239,6 +252,10 @@ static void parse_args(int argc, char **argv)
             o.traces[o.ntraces++] = a;
             continue;
         }
+        if (!strcmp(a, "--adaptive")) {
+            o.adaptive = true;
+            continue;
+        }
         if (!v)
             die(2, "option %s needs a value", a);
         i++;
@@ -250,7 +267,12 @@ static void parse_args(int argc, char **argv)
             o.zbase = v;
         else if (!strcmp(a, "--memory"))
             o.memory = v;
-        else if (!strcmp(a, "--share"))
+        else if (!strcmp(a, "--adapt")) {
+            char err[256];
+            o.adaptive = true;
+            if (zc_adapt_options_parse(&o.adapt, v, err, sizeof(err)))
+                die(2, "--adapt: %s", err);
+        } else if (!strcmp(a, "--share"))
             o.share_list = v;
         else if (!strcmp(a, "--format"))
             o.format = v;
@@ -287,8 +309,10 @@ static void parse_args(int argc, char **argv)
         die(2, "--output %s: want text, csv or json", o.output);
     if (o.jobs < 1)
         o.jobs = 1;
-    if (!!o.memory != !!o.share_list)
-        die(2, "%s", "--memory and --share go together");
+    if (o.memory && !o.share_list && !o.adaptive)
+        die(2, "%s", "--memory wants --share S1,S2,... or --adaptive");
+    if (!o.memory && (o.share_list || o.adaptive))
+        die(2, "%s", "--share and --adaptive need --memory M");
     if (o.memory && (o.pc_list || o.cap_list))
         die(2, "%s", "--memory splits memory: no --page-cache or --capacity");
 }
@@ -490,8 +514,8 @@ static void run_lockstep(zc_mrc *mrc)
     ls.pages = malloc((size_t)BATCH_PAGES * o.page_size);
     if (!group || !ls.pages)
         die(1, "%s", "out of memory");
-    for (size_t i = 0, n = 1; i < njobs; i++, n++)
-        if (i + 1 == njobs || jobs[i + 1].pc_pages != jobs[i].pc_pages) {
+    for (size_t i = 0, n = 1; i < nstatic; i++, n++)
+        if (i + 1 == nstatic || jobs[i + 1].pc_pages != jobs[i].pc_pages) {
             largest = n > largest ? n : largest;
             n = 0;
         }
@@ -502,9 +526,9 @@ static void run_lockstep(zc_mrc *mrc)
     for (int t = 1; t < ls.nthreads; t++)
         if (pthread_create(&th[t], NULL, ls_worker, (void *)(intptr_t)t))
             die(1, "%s", "cannot start a thread");
-    for (size_t i = 0; i < njobs;) {
+    for (size_t i = 0; i < nstatic;) {
         size_t n = 0;
-        while (i + n < njobs && jobs[i + n].pc_pages == jobs[i].pc_pages) {
+        while (i + n < nstatic && jobs[i + n].pc_pages == jobs[i].pc_pages) {
             group[n] = &jobs[i + n];
             n++;
         }
@@ -520,6 +544,93 @@ static void run_lockstep(zc_mrc *mrc)
     pthread_barrier_destroy(&ls.done);
     free(group);
     free(ls.pages);
+}
+
+/* ---- adaptive rows ------------------------------------------------------ */
+
+/* One adaptive row: the whole pipeline with the controller, on its own
+ * (no memo: its CPU is its own). */
+static void adapt_one(struct job *j)
+{
+    zc_trace_options to = {.format = o.format, .page_size = o.page_size};
+    zc_config cfg = zc_config_default();
+    zc_content *content = NULL;
+    zc_replay *r = NULL;
+    zc_trace *t = NULL;
+    zc_cache *zc = NULL;
+    zc_request q;
+    const zc_adapt_epoch *e;
+    int rc;
+
+    cfg.page_size = o.page_size;
+    if (zc_config_parse_error(&cfg, j->spec, j->err, sizeof(j->err))) {
+        j->rc = 2;
+        return;
+    }
+    if ((rc = zc_cache_create(&cfg, &zc)) ||
+        (rc = zc_content_open(o.content, o.page_size, &content, j->err,
+                              sizeof(j->err))) ||
+        (rc = zc_trace_open(o.traces, o.ntraces, &to, &t, j->err,
+                            sizeof(j->err))) ||
+        (rc = zc_replay_create(j->pc_pages, o.page_size, zc, content, &r)) ||
+        (rc = zc_replay_adapt(r, &o.adapt))) {
+        if (!j->err[0])
+            snprintf(j->err, sizeof(j->err), "%s", zc_strerror(rc));
+        j->rc = rc == -ZC_ENOMEM ? 1 : 2;
+        goto out;
+    }
+    while ((rc = zc_trace_next(t, &q)) == 1)
+        if ((rc = zc_replay_request(r, &q))) {
+            snprintf(j->err, sizeof(j->err), "%s", zc_strerror(rc));
+            j->rc = 1;
+            goto out;
+        }
+    if (rc < 0) {
+        snprintf(j->err, sizeof(j->err), "%s", zc_trace_error(t));
+        j->rc = 2;
+        goto out;
+    }
+    zc_replay_stats_get(r, &j->st);
+    zc_stats_get(zc, &j->zs);
+    j->have_zs = true;
+    j->nepochs = zc_replay_adapt_log(r, &e);
+    j->epochs = malloc((j->nepochs ? j->nepochs : 1) * sizeof(*e));
+    if (!j->epochs)
+        die(1, "%s", "out of memory");
+    memcpy(j->epochs, e, j->nepochs * sizeof(*e));
+out:
+    zc_replay_destroy(r);
+    zc_trace_close(t);
+    zc_content_close(content);
+    zc_cache_destroy(zc);
+}
+
+static void *adapt_worker(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        struct job *j;
+        pthread_mutex_lock(&lock);
+        j = next_job < njobs ? &jobs[next_job++] : NULL;
+        pthread_mutex_unlock(&lock);
+        if (!j)
+            return NULL;
+        adapt_one(j);
+    }
+}
+
+/* The adaptive rows, one thread each up to --jobs. */
+static void run_adaptive(void)
+{
+    pthread_t th[64];
+    int n = (int)(njobs - nstatic) < o.jobs ? (int)(njobs - nstatic) : o.jobs;
+
+    next_job = nstatic;
+    for (int t = 0; t < n; t++)
+        if (pthread_create(&th[t], NULL, adapt_worker, NULL))
+            die(1, "%s", "cannot start a thread");
+    for (int t = 0; t < n; t++)
+        pthread_join(th[t], NULL);
 }
 
 /* ---- playing ------------------------------------------------------------ */
@@ -680,7 +791,8 @@ static struct cost cost_of(const struct job *j)
 {
     struct cost c;
 
-    c.compress = (double)j->zs.compress_ns / 1e6;
+    c.compress =
+        (double)(j->zs.compress_ns + j->zs.compress_ns_estimates) / 1e6;
     c.wasted = (double)j->zs.compress_ns_rejected / 1e6;
     c.decompress = (double)j->zs.decompress_ns / 1e6;
     c.cpu = c.compress + c.wasted + c.decompress;
@@ -714,8 +826,12 @@ static void csv(FILE *f, const zc_mrc *mrc)
     for (size_t i = 0; i < njobs; i++) {
         const struct job *j = &jobs[i];
         struct cost c = cost_of(j);
-        fprintf(f, "%" PRIu64 ",\"%s\",%" PRIu64 ",%.1f", j->pc_pages,
-                j->spec[0] ? j->spec : "off", j->cap_bytes, j->share);
+        if (j->adaptive)
+            fprintf(f, "%" PRIu64 ",\"%s\",%" PRIu64 ",adaptive", j->pc_pages,
+                    j->spec, j->cap_bytes);
+        else
+            fprintf(f, "%" PRIu64 ",\"%s\",%" PRIu64 ",%.1f", j->pc_pages,
+                    j->spec[0] ? j->spec : "off", j->cap_bytes, j->share);
 #define V(x) fprintf(f, ",%" PRIu64, j->st.x);
         FIELDS(V)
 #undef V
@@ -740,9 +856,13 @@ static void json(const zc_mrc *mrc)
         struct cost c = cost_of(j);
         printf("%s\n {\"page_cache_pages\":%" PRIu64
                ",\"zcache_spec\":\"%s\",\"capacity_bytes\":%" PRIu64
-               ",\"share_percent\":%.1f",
+               ",\"share_percent\":",
                i ? "," : "", j->pc_pages, j->spec[0] ? j->spec : "off",
-               j->cap_bytes, j->share);
+               j->cap_bytes);
+        if (j->adaptive)
+            printf("null,\"adaptive\":true");
+        else
+            printf("%.1f,\"adaptive\":false", j->share);
 #define J(x) printf(",\"" #x "\":%" PRIu64, j->st.x);
         FIELDS(J)
 #undef J
@@ -768,10 +888,19 @@ static size_t best_row(void)
 {
     size_t best = 0;
 
-    for (size_t i = 1; i < njobs; i++)
+    for (size_t i = 1; i < nstatic; i++)
         if (jobs[i].st.disk_reads < jobs[best].st.disk_reads)
             best = i;
     return best;
+}
+
+/* Whether static row k has the --set values of row j (a row without a
+ * zcache goes with every one). */
+static bool same_sets(const struct job *k, const struct job *j)
+{
+    const char *a = strchr(k->label, ' '), *b = strchr(j->label, ' ');
+
+    return !k->spec[0] || !strcmp(a ? a : "", b ? b : "");
 }
 
 static void table(void)
@@ -792,7 +921,9 @@ static void table(void)
         const struct job *j = &jobs[i];
         struct cost c = cost_of(j);
         char first[32];
-        if (o.memory)
+        if (j->adaptive)
+            snprintf(first, sizeof(first), "adaptive");
+        else if (o.memory)
             snprintf(first, sizeof(first), "%.1f%%", j->share);
         else if (j->ops)
             snprintf(first, sizeof(first), "-"); /* the stream's own */
@@ -806,8 +937,40 @@ static void table(void)
                pct(j->st.resident_hits, j->st.accesses),
                pct(j->st.zc_stored, j->st.zc_puts), density(&j->zs), c.cpu,
                c.wasted, c.saved,
-               o.memory && i == best ? "  <- fewest disk reads" : "");
+               o.memory && nstatic && i == best ? "  <- fewest disk reads"
+                                                : "");
     }
+    for (size_t i = nstatic; nstatic && i < njobs; i++) {
+        const struct job *j = &jobs[i];
+        struct cost c = cost_of(j), cb;
+        size_t cheapest = 0;
+        best = 0;
+        /* against the static rows of the same --set values (and "off") */
+        for (size_t k = 1; k < nstatic; k++) {
+            if (!same_sets(&jobs[k], j))
+                continue;
+            if (cost_of(&jobs[k]).saved > cost_of(&jobs[cheapest]).saved)
+                cheapest = k;
+            if (jobs[k].st.disk_reads < jobs[best].st.disk_reads)
+                best = k;
+        }
+        cb = cost_of(&jobs[cheapest]);
+        printf("\n%s: %zu epochs; disk reads %.3f x the fewest of a static "
+               "split (%.1f%%),\n  cost (disk reads x latency + cpu) %.3f x "
+               "the least of one (%.1f%%)",
+               j->label, j->nepochs,
+               (double)j->st.disk_reads /
+                   (double)(jobs[best].st.disk_reads ? jobs[best].st.disk_reads
+                                                     : 1),
+               jobs[best].share,
+               ((double)j->st.disk_reads * (double)o.disk_ns / 1e6 + c.cpu) /
+                   ((double)jobs[cheapest].st.disk_reads * (double)o.disk_ns /
+                        1e6 +
+                    cb.cpu),
+               jobs[cheapest].share);
+    }
+    if (njobs > nstatic)
+        printf("\n");
     printf("\nzc_hit%%: gets served; in_mem%%: accesses whose page was in "
            "either tier;\nkept%%: puts the zcache stored; density: "
            "compressed bytes / arena bytes in use\nat the end; "
@@ -922,7 +1085,18 @@ static void plot(const zc_mrc *mrc)
 
 static void output(const zc_mrc *mrc)
 {
-    if (o.plot)
+    for (size_t i = nstatic; o.plot && i < njobs; i++) {
+        char prefix[1024];
+        snprintf(prefix, sizeof(prefix), "%s-adaptive%s%zu", o.plot,
+                 njobs - nstatic > 1 ? "-" : "",
+                 njobs - nstatic > 1 ? i - nstatic + 1 : 0);
+        if (njobs - nstatic == 1)
+            snprintf(prefix, sizeof(prefix), "%s-adaptive", o.plot);
+        if (split_log_plot(NAME, prefix, jobs[i].spec, jobs[i].epochs,
+                           jobs[i].nepochs, o.page_size))
+            exit(1);
+    }
+    if (o.plot && nstatic)
         plot(mrc);
     if (!strcmp(o.output, "csv"))
         csv(stdout, mrc);
@@ -979,6 +1153,29 @@ int main(int argc, char **argv)
             snprintf(capstr, 32, "%" PRIu64, cap);
             add_jobs(pc, NULL, cap ? capstr : NULL, s);
         }
+    }
+    if (o.share_list || o.adaptive) {
+        nstatic = njobs;
+        if (o.adaptive) {
+            /* One adaptive row per --set combination: a zcache made for
+             * all of M, whose share the controller sets. */
+            uint64_t m = size_arg(o.memory, false, "--memory");
+            char *capstr = malloc(32);
+            if (!capstr)
+                die(1, "%s", "out of memory");
+            snprintf(capstr, 32, "%" PRIu64, m);
+            add_jobs(m / o.page_size, NULL, capstr, -1);
+            for (size_t i = nstatic; i < njobs; i++) {
+                char *l = jobs[i].label;
+                jobs[i].adaptive = true;
+                memmove(l + 8, l + strlen(capstr),
+                        strlen(l + strlen(capstr)) + 1);
+                memcpy(l, "adaptive", 8);
+            }
+            o.adapt.memory_bytes = m;
+            if (!o.adapt.disk_ns)
+                o.adapt.disk_ns = o.disk_ns;
+        }
     } else {
         char one[] = "0";
         npc = o.pc_list ? split_list(o.pc_list, pcs, true) : 0;
@@ -1000,6 +1197,8 @@ int main(int argc, char **argv)
             }
         }
     }
+    if (!o.share_list && !o.adaptive)
+        nstatic = njobs;
     if (o.jobs > 64)
         o.jobs = 64;
     if (o.memo_mb && zc_memo_create(o.memo_mb << 20, &memo))
@@ -1012,7 +1211,9 @@ int main(int argc, char **argv)
         for (int t = 0; t < o.jobs; t++)
             pthread_join(th[t], NULL);
     } else {
-        run_lockstep(mrc);
+        if (nstatic)
+            run_lockstep(mrc);
+        run_adaptive();
     }
     for (size_t i = 0; i < njobs; i++)
         if (jobs[i].rc) {
@@ -1023,7 +1224,7 @@ int main(int argc, char **argv)
     if (status)
         return status;
     /* The curve and the model must agree (both are exact LRU). */
-    for (size_t i = 0; mrc && i < njobs; i++)
+    for (size_t i = 0; mrc && i < nstatic; i++)
         if (zc_mrc_hits(mrc, jobs[i].pc_pages) != jobs[i].st.pc_hits) {
             fprintf(stderr,
                     NAME ": internal error: LRU curve %" PRIu64

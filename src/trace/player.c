@@ -334,6 +334,45 @@ static int invalidate_page(zc_player *p, int pool, const zc_op *op)
     return zc_invalidate_page(p->zc, pool, &op->key, op->index);
 }
 
+/* A put; *outcome is the cache's answer (0 stored, a ZC_PUT_* reason). */
+static int put(zc_player *p, int pool, const zc_op *op, zc_put_info *info,
+               int *outcome)
+{
+    int rc;
+
+    *outcome = ZC_PUT_REJECT_NOSPACE;
+    zc__count_eviction(&p->st);
+    if (!p->zc)
+        return 0;
+    if (!op->page)
+        return -ZC_EINVAL;
+    rc = zc_put_page_info(p->zc, pool, &op->key, op->index, op->page,
+                          (op->flags & ZC_OP_PUT_ACTIVE) ? ZC_PUT_ACTIVE : 0,
+                          info);
+    if (rc < 0)
+        return rc;
+    *outcome = rc;
+    p->st.zc_puts++;
+    if (rc == 0)
+        p->st.zc_stored++;
+    return p->verify ? shadow_put(p, (uint32_t)pool, op) : 0;
+}
+
+int zc__player_put(zc_player *p, const zc_op *op, zc_put_info *info,
+                   int *outcome)
+{
+    int pool;
+
+    if (op->pool >= p->npools || p->pools[op->pool].id == NOT_INIT)
+        return -ZC_EINVAL;
+    pool = p->pools[op->pool].id;
+    if (pool == GONE) {
+        *outcome = ZC_PUT_REJECT_RACE;
+        return gone(p, op);
+    }
+    return put(p, pool, op, info, outcome);
+}
+
 int zc_player_op(zc_player *p, const zc_op *op)
 {
     int pool = -1, rc;
@@ -352,21 +391,7 @@ int zc_player_op(zc_player *p, const zc_op *op)
     if (pool == GONE)
         return gone(p, op);
     switch (op->kind) {
-    case ZC_OP_PUT:
-        zc__count_eviction(&p->st);
-        if (!p->zc)
-            return 0;
-        if (!op->page)
-            return -ZC_EINVAL;
-        rc = zc_put_page_flags(p->zc, pool, &op->key, op->index, op->page,
-                               (op->flags & ZC_OP_PUT_ACTIVE) ? ZC_PUT_ACTIVE
-                                                              : 0);
-        if (rc < 0)
-            return rc;
-        p->st.zc_puts++;
-        if (rc == 0)
-            p->st.zc_stored++;
-        return p->verify ? shadow_put(p, (uint32_t)pool, op) : 0;
+    case ZC_OP_PUT: return put(p, pool, op, NULL, &rc);
     case ZC_OP_GET: return get(p, pool, op);
     case ZC_OP_INVALIDATE_PAGE: return invalidate_page(p, pool, op);
     case ZC_OP_INVALIDATE_INODE:

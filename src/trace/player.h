@@ -45,6 +45,11 @@ static inline void zc__count_eviction(zc_replay_stats *st)
     st->pc_evictions++;
 }
 
+/* Play a put as zc_player_op() does, with what the cache found in *info
+ * and its answer (0 stored, or a ZC_PUT_* reason) in *outcome. */
+int zc__player_put(zc_player *p, const zc_op *op, zc_put_info *info,
+                   int *outcome);
+
 /* The player's counters, to count into. */
 zc_replay_stats *zc__player_stats(zc_player *p);
 

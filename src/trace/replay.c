@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapt.h"
 #include "player.h"
 #include "zcache_trace.h"
 
@@ -57,9 +58,10 @@ struct zc_replay {
     unsigned page_shift;
     zc_cache *zc;
     zc_content *content;
-    zc_player *player;  /* drives zc and counts */
-    zc_ops_writer *ops; /* NULL, or where the op stream is saved */
-    zc_op_sink sink;    /* NULL, or who else gets every op */
+    zc_player *player;       /* drives zc and counts */
+    zc_ops_writer *ops;      /* NULL, or where the op stream is saved */
+    zc_op_sink sink;         /* NULL, or who else gets every op */
+    struct zc__adapt *adapt; /* NULL, or the controller of the split */
     void *sink_ctx;
     uint64_t requests;
 
@@ -257,6 +259,9 @@ static int pool_of(struct zc_replay *r, uint32_t dev, uint32_t *pool)
     return 0;
 }
 
+static int adaptive_put(struct zc_replay *r, uint32_t dev, uint64_t page,
+                        uint32_t flags);
+
 /* An op on the page (dev, page). */
 static int page_op(struct zc_replay *r, zc_op_kind kind, uint32_t dev,
                    uint64_t page, uint32_t flags)
@@ -264,6 +269,8 @@ static int page_op(struct zc_replay *r, zc_op_kind kind, uint32_t dev,
     zc_op op;
     int rc;
 
+    if (kind == ZC_OP_PUT && r->adapt)
+        return adaptive_put(r, dev, page, flags);
     if (!r->zc && !r->ops && !r->sink) {
         /* Nothing to drive: count as the player would, without ops. */
         zc_replay_stats *st = zc__player_stats(r->player);
@@ -299,6 +306,78 @@ static int page_op(struct zc_replay *r, zc_op_kind kind, uint32_t dev,
         op.page = r->page;
     }
     return emit(r, &op);
+}
+
+/* An eviction in adaptive mode: put, dropped, or probed, as the controller
+ * says; what a put or probe finds goes back to it. */
+static int adaptive_put(struct zc_replay *r, uint32_t dev, uint64_t page,
+                        uint32_t flags)
+{
+    enum zc__adapt_plan plan = zc__adapt_plan(r->adapt, dev, page);
+    zc_replay_stats *st = zc__player_stats(r->player);
+    zc_put_info info;
+    zc_op op;
+    int rc, outcome;
+
+    if (plan != ZC__ADAPT_PUT) {
+        zc__count_eviction(st);
+        st->zc_skipped++;
+        if (plan == ZC__ADAPT_SKIP)
+            return 0;
+    }
+    rc = zc_content_page(r->content, dev, page, version_of(r, dev, page),
+                         r->page);
+    if (rc)
+        return rc;
+    if (plan == ZC__ADAPT_PROBE) {
+        st->zc_probes++;
+        outcome = zc_estimate_page(r->zc, r->page, &info);
+        if (outcome < 0)
+            return outcome;
+        zc__adapt_learn(r->adapt, dev, page, outcome, &info);
+        return 0;
+    }
+    memset(&op, 0, sizeof(op));
+    op.kind = ZC_OP_PUT;
+    rc = pool_of(r, dev, &op.pool);
+    if (rc)
+        return rc;
+    op.flags = flags;
+    {
+        uint64_t ino = dev;
+        memcpy(op.key.fh, &ino, sizeof(ino));
+    }
+    op.index = page;
+    op.page = r->page;
+    memset(&info, 0, sizeof(info));
+    rc = zc__player_put(r->player, &op, &info, &outcome);
+    if (rc)
+        return rc;
+    zc__adapt_learn(r->adapt, dev, page, outcome, &info);
+    return 0;
+}
+
+/* Move the boundary to the controller's split: the zcache's capacity
+ * first, so that a shrinking page cache puts into the new room. */
+static int apply_split(struct zc_replay *r)
+{
+    uint64_t pc, zb;
+    int rc;
+
+    zc__adapt_split(r->adapt, &pc, &zb);
+    rc = zc_set_capacity(r->zc, zb);
+    return rc ? rc : zc_replay_set_page_cache(r, pc);
+}
+
+/* The end of an epoch: the controller decides, the split follows. */
+static int adapt_epoch(struct zc_replay *r)
+{
+    zc_stats st;
+    int rc = zc_stats_get(r->zc, &st);
+
+    if (!rc)
+        rc = zc__adapt_decide(r->adapt, &st, zc__player_stats(r->player));
+    return rc ? rc : apply_split(r);
 }
 
 static int page_cache_hit(struct zc_replay *r)
@@ -339,6 +418,12 @@ static int access_page(struct zc_replay *r, uint32_t dev, uint64_t page,
     uint32_t n;
     int rc;
 
+    if (r->adapt) {
+        if (zc__adapt_epoch_over(r->adapt) && (rc = adapt_epoch(r)))
+            return rc;
+        if ((rc = zc__adapt_access(r->adapt, dev, page, write)))
+            return rc;
+    }
     slot = find_slot(r, dev, page, &found);
     if (found) {
         n = r->table[slot] - 1;
@@ -496,6 +581,37 @@ int zc_replay_request(zc_replay *r, const zc_request *req)
     return 0;
 }
 
+int zc_replay_adapt(zc_replay *r, const zc_adapt_options *opt)
+{
+    int rc;
+
+    if (!r || !opt || !r->zc || r->ops || r->sink || r->adapt || r->requests ||
+        !opt->memory_bytes || opt->memory_bytes / r->page_size >= NIL)
+        return -ZC_EINVAL;
+    rc = zc__adapt_create(opt, r->page_size, &r->adapt);
+    if (rc)
+        return rc;
+    rc = apply_split(r);
+    if (rc) {
+        zc__adapt_destroy(r->adapt);
+        r->adapt = NULL;
+    }
+    return rc;
+}
+
+size_t zc_replay_adapt_log(const zc_replay *r, const zc_adapt_epoch **out)
+{
+    if (!out)
+        return 0;
+    *out = NULL;
+    return r && r->adapt ? zc__adapt_log(r->adapt, out) : 0;
+}
+
+const struct zc__adapt *zc__replay_adapt(const zc_replay *r)
+{
+    return r ? r->adapt : NULL;
+}
+
 void zc_replay_verify(zc_replay *r, bool on)
 {
     if (r)
@@ -504,7 +620,7 @@ void zc_replay_verify(zc_replay *r, bool on)
 
 int zc_replay_save_ops(zc_replay *r, zc_ops_writer *w)
 {
-    if (!r || (w && !r->content))
+    if (!r || (w && !r->content) || (w && r->adapt))
         return -ZC_EINVAL;
     r->ops = w;
     return 0;
@@ -512,7 +628,7 @@ int zc_replay_save_ops(zc_replay *r, zc_ops_writer *w)
 
 int zc_replay_sink(zc_replay *r, zc_op_sink fn, void *ctx)
 {
-    if (!r || (fn && !r->content))
+    if (!r || (fn && !r->content) || (fn && r->adapt))
         return -ZC_EINVAL;
     r->sink = fn;
     r->sink_ctx = ctx;
@@ -539,6 +655,7 @@ void zc_replay_destroy(zc_replay *r)
     free(r->ver);
     free(r->pools);
     free(r->page);
+    zc__adapt_destroy(r->adapt);
     zc_player_destroy(r->player);
     free(r);
 }

@@ -1,0 +1,390 @@
+/*
+ * test_adapt.c - the adaptive split (zc_replay_adapt()): the controller's
+ * model against static replays, coherence while the boundary moves, where
+ * it settles on workloads whose answer is known, adaptive admission, and
+ * the option parser.
+ *
+ * It links the library's objects to read the model's counts
+ * (zc__adapt_model()).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "trace/adapt.h"
+#include "zcache.h"
+#include "zcache_trace.h"
+
+/* xorshift64*, seeded */
+static uint64_t rng_next(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 2685821657736338717ull;
+}
+
+static uint64_t below(uint64_t *s, uint64_t n)
+{
+    return rng_next(s) % n;
+}
+
+static zc_cache *zcache(const char *spec)
+{
+    zc_config cfg = zc_config_default();
+    zc_cache *c = NULL;
+
+    assert_int_equal(zc_config_parse(&cfg, spec), 0);
+    assert_int_equal(zc_cache_create(&cfg, &c), 0);
+    return c;
+}
+
+/* Requests with reuse at every distance: a hot set, a warm loop, a cold
+ * tail; a quarter writes. */
+static void make_request(uint64_t *g, zc_request *q, uint64_t i)
+{
+    uint64_t r = below(g, 10), page;
+
+    if (r < 4)
+        page = below(g, 150);
+    else if (r < 8)
+        page = 150 + i % 700;
+    else
+        page = 1000 + below(g, 4000);
+    q->dev = (uint32_t)below(g, 2);
+    q->write = below(g, 4) == 0;
+    q->offset = page * 4096;
+    q->length = 4096 * (1 + below(g, 2));
+    q->time_ns = 0;
+}
+
+/* Raw frames (compressor none, accept 100%), exclusive gets, LRU: every
+ * page costs one frame, so the model's counts for every candidate split
+ * must equal a static replay of that split. */
+static void test_model_counts_equal_static_replays_of_every_split(void **st)
+{
+    const char *raw = "compressor=none,accept_percent=100,same_filled=false";
+    const uint64_t memory = 400 * 4096;
+    zc_adapt_options o = {0};
+    zc_content *content;
+    zc_replay *r;
+    zc_cache *zc;
+    uint64_t g = 42;
+    (void)st;
+
+    assert_int_equal(zc_content_open("random:5", 4096, &content, NULL, 0), 0);
+    zc = zcache(raw);
+    assert_int_equal(zc_replay_create(0, 4096, zc, content, &r), 0);
+    o.memory_bytes = memory;
+    o.steps = 10;
+    o.start_percent = 100; /* every page is put, so every size is known */
+    o.epoch = UINT64_MAX;  /* and the split never moves */
+    assert_int_equal(zc_replay_adapt(r, &o), 0);
+    for (uint64_t i = 0; i < 20000; i++) {
+        zc_request q;
+        make_request(&g, &q, i);
+        assert_int_equal(zc_replay_request(r, &q), 0);
+    }
+    for (unsigned k = 0; k <= 10; k++) {
+        uint64_t pc, zb, h = 42;
+        double disk, hits;
+        zc_replay *s;
+        zc_cache *szc;
+        zc_replay_stats ss;
+        char spec[160];
+
+        assert_int_equal(
+            zc__adapt_model(zc__replay_adapt(r), k, &pc, &zb, &disk, &hits), 0);
+        assert_int_equal(pc * 4096 + zb, memory);
+        snprintf(spec, sizeof(spec), "%s,capacity=%llu", raw,
+                 (unsigned long long)zb);
+        szc = zcache(spec);
+        assert_int_equal(zc_replay_create(pc, 4096, szc, content, &s), 0);
+        for (uint64_t i = 0; i < 20000; i++) {
+            zc_request q;
+            make_request(&h, &q, i);
+            assert_int_equal(zc_replay_request(s, &q), 0);
+        }
+        assert_int_equal(zc_replay_stats_get(s, &ss), 0);
+        assert_true(ss.zc_hits > 0 || zb == 0);
+        assert_int_equal((uint64_t)hits, ss.zc_hits);
+        assert_int_equal((uint64_t)disk, ss.disk_reads);
+        zc_replay_destroy(s);
+        zc_cache_destroy(szc);
+    }
+    zc_replay_destroy(r);
+    zc_cache_destroy(zc);
+    zc_content_close(content);
+}
+
+/* Whatever the controller does with the boundary, a zcache hit returns the
+ * page's latest bytes: verification on, short epochs so that it moves
+ * often, writes invalidating. */
+static void test_moving_boundary_never_returns_stale_data(void **st)
+{
+    static const char *const specs[] = {
+        "", "allocator=zbud,policy=gdsf", "allocator=z3fold,dedup=true",
+        "allocator=xvmalloc,exclusive_gets=false", "store_raw=true"};
+    (void)st;
+    for (size_t c = 0; c < sizeof(specs) / sizeof(*specs); c++) {
+        zc_adapt_options o = {0};
+        zc_content *content;
+        zc_replay *r;
+        zc_cache *zc = zcache(specs[c]);
+        zc_replay_stats rs;
+        const zc_adapt_epoch *e;
+        size_t n, moves = 0;
+        uint64_t g = 7 + c;
+        zc_request q;
+
+        assert_int_equal(zc_content_open("synth:9", 4096, &content, NULL, 0),
+                         0);
+        assert_int_equal(zc_replay_create(0, 4096, zc, content, &r), 0);
+        zc_replay_verify(r, true);
+        o.memory_bytes = 300 * 4096;
+        o.epoch = 200;
+        o.decay_percent = 30;
+        o.put_ns = 1000;
+        o.get_ns = 200;
+        o.start_percent = 50;
+        assert_int_equal(zc_replay_adapt(r, &o), 0);
+        for (uint64_t i = 0; i < 30000; i++) {
+            /* phases: a loop over 1.5x the memory (a zcache helps), then
+             * random pages within it (the page cache is best) */
+            q.dev = 0;
+            q.write = below(&g, 4) == 0;
+            q.offset = 4096 * ((i / 5000) % 2 ? below(&g, 280) : i % 450);
+            q.length = 4096;
+            q.time_ns = 0;
+            assert_int_equal(zc_replay_request(r, &q), 0);
+        }
+        assert_int_equal(zc_replay_stats_get(r, &rs), 0);
+        assert_int_equal(rs.zc_wrong, 0);
+        n = zc_replay_adapt_log(r, &e);
+        if (!strstr(specs[c], "store_raw"))
+            assert_true(rs.zc_hits > 0);
+        assert_true(n >= 100);
+        for (size_t i = 0; i < n; i++) {
+            moves += e[i].next_zc_bytes != e[i].zc_bytes;
+            assert_int_equal(e[i].pc_pages * 4096 + e[i].zc_bytes,
+                             o.memory_bytes);
+        }
+        /* store_raw fills frames with raw pages: a zcache pays less */
+        assert_true(moves >= (strstr(specs[c], "store_raw") ? 1u : 2u));
+        assert_int_equal(zc_cache_check(zc), 0);
+        zc_replay_destroy(r);
+        zc_cache_destroy(zc);
+        zc_content_close(content);
+    }
+}
+
+/* Run n accesses of one page stream (pages from fn) through an adaptive
+ * replay of memory pages; the log and stats out. */
+static void run_pages(const char *content_spec, uint64_t memory_pages,
+                      uint64_t n, uint64_t (*fn)(uint64_t i, uint64_t *g),
+                      zc_replay_stats *rs, zc_stats *zs, uint64_t *last_zc)
+{
+    zc_adapt_options o = {0};
+    zc_content *content;
+    zc_replay *r;
+    zc_cache *zc = zcache("");
+    const zc_adapt_epoch *e;
+    size_t ne;
+    uint64_t g = 99;
+
+    assert_int_equal(zc_content_open(content_spec, 4096, &content, NULL, 0), 0);
+    assert_int_equal(zc_replay_create(0, 4096, zc, content, &r), 0);
+    o.memory_bytes = memory_pages * 4096;
+    o.put_ns = 2000; /* fixed costs: the outcome does not depend on timing */
+    o.get_ns = 500;
+    assert_int_equal(zc_replay_adapt(r, &o), 0);
+    for (uint64_t i = 0; i < n; i++) {
+        zc_request q = {0, 0, false, fn(i, &g) * 4096, 4096};
+        assert_int_equal(zc_replay_request(r, &q), 0);
+    }
+    assert_int_equal(zc_replay_stats_get(r, rs), 0);
+    assert_int_equal(zc_stats_get(zc, zs), 0);
+    ne = zc_replay_adapt_log(r, &e);
+    assert_true(ne > 0);
+    *last_zc = e[ne - 1].next_zc_bytes;
+    zc_replay_destroy(r);
+    zc_cache_destroy(zc);
+    zc_content_close(content);
+}
+
+/* A loop over 1.5x the pages of M: no page cache of M can hit it; a
+ * zcache of compressible pages can.  */
+static uint64_t loop_1500(uint64_t i, uint64_t *g)
+{
+    (void)g;
+    return i % 1500;
+}
+
+static void test_a_loop_larger_than_memory_gets_a_zcache(void **st)
+{
+    zc_replay_stats rs;
+    zc_stats zs;
+    uint64_t zb;
+    (void)st;
+    /* "zero" content: every page same-filled, so a zcache of any size holds
+     * them all at no arena cost. */
+    run_pages("zero", 1000, 60000, loop_1500, &rs, &zs, &zb);
+    assert_true(zb > 0);
+    assert_true(rs.zc_hits > 50000);
+}
+
+/* Random pages that do not compress: a zcache would cost compressions and
+ * never hit, so it stays off and puts are not compressed (but probed). */
+static uint64_t hot_and_cold(uint64_t i, uint64_t *g)
+{
+    (void)i;
+    return below(g, 4) ? below(g, 800) : 800 + below(g, 100000);
+}
+
+static void test_incompressible_pages_keep_the_zcache_off(void **st)
+{
+    zc_replay_stats rs;
+    zc_stats zs;
+    uint64_t zb;
+    (void)st;
+    run_pages("random:1", 1000, 60000, hot_and_cold, &rs, &zs, &zb);
+    assert_int_equal(zb, 0);
+    assert_int_equal(rs.zc_hits, 0);
+    assert_true(rs.zc_skipped > rs.pc_evictions / 2);
+    assert_true(rs.zc_probes > 0);
+    /* every compression was a probe or a put */
+    assert_true(zs.estimates == rs.zc_probes);
+    assert_true(zs.puts < rs.pc_evictions / 4);
+}
+
+/* With the zcache on, a page known to be rejected (compressed since its
+ * last write) is not compressed again, and nothing else changes. */
+static void test_known_rejected_pages_are_not_compressed_again(void **st)
+{
+    zc_adapt_options o = {0};
+    zc_content *content;
+    zc_replay *r;
+    zc_cache *zc = zcache("");
+    zc_replay_stats rs;
+    zc_stats zs;
+    uint64_t g = 5;
+    (void)st;
+
+    assert_int_equal(zc_content_open("random:2", 4096, &content, NULL, 0), 0);
+    assert_int_equal(zc_replay_create(0, 4096, zc, content, &r), 0);
+    o.memory_bytes = 200 * 4096;
+    o.start_percent = 50;
+    o.epoch = UINT64_MAX; /* stay at 50% */
+    assert_int_equal(zc_replay_adapt(r, &o), 0);
+    for (uint64_t i = 0; i < 5000; i++) {
+        zc_request q = {0, 0, false, below(&g, 300) * 4096, 4096};
+        assert_int_equal(zc_replay_request(r, &q), 0);
+    }
+    assert_int_equal(zc_replay_stats_get(r, &rs), 0);
+    assert_int_equal(zc_stats_get(zc, &zs), 0);
+    /* 300 distinct pages, each compressed once, then known */
+    assert_int_equal(zs.puts, 300);
+    assert_int_equal(zs.reject_compress_poor, 300);
+    assert_int_equal(rs.zc_skipped + zs.puts, rs.pc_evictions);
+    assert_int_equal(rs.zc_hits, 0);
+    zc_replay_destroy(r);
+    zc_cache_destroy(zc);
+    zc_content_close(content);
+}
+
+static void test_adapt_refuses_bad_setups(void **st)
+{
+    zc_adapt_options o = {0};
+    zc_replay *r;
+    zc_cache *zc = zcache("");
+    zc_content *content;
+    zc_request q = {0, 0, false, 0, 4096};
+    (void)st;
+
+    assert_int_equal(zc_content_open("zero", 4096, &content, NULL, 0), 0);
+    assert_int_equal(zc_replay_create(10, 4096, NULL, NULL, &r), 0);
+    o.memory_bytes = 1 << 20;
+    assert_int_equal(zc_replay_adapt(r, &o), -ZC_EINVAL); /* no zcache */
+    zc_replay_destroy(r);
+    assert_int_equal(zc_replay_create(10, 4096, zc, content, &r), 0);
+    o.memory_bytes = 0;
+    assert_int_equal(zc_replay_adapt(r, &o), -ZC_EINVAL);
+    o.memory_bytes = 1 << 20;
+    o.steps = 101;
+    assert_int_equal(zc_replay_adapt(r, &o), -ZC_EINVAL);
+    o.steps = 0;
+    assert_int_equal(zc_replay_request(r, &q), 0);
+    assert_int_equal(zc_replay_adapt(r, &o), -ZC_EINVAL); /* too late */
+    zc_replay_destroy(r);
+    assert_int_equal(zc_replay_create(10, 4096, zc, content, &r), 0);
+    assert_int_equal(zc_replay_adapt(r, &o), 0);
+    assert_int_equal(zc_replay_adapt(r, &o), -ZC_EINVAL); /* twice */
+    assert_int_equal(zc_replay_sink(r, NULL, NULL), 0);
+    zc_replay_destroy(r);
+    zc_cache_destroy(zc);
+    zc_content_close(content);
+}
+
+static void test_options_parse_and_name_what_is_wrong(void **st)
+{
+    zc_adapt_options o = {0};
+    char err[256];
+    (void)st;
+
+    assert_int_equal(zc_adapt_options_parse(&o,
+                                            "memory=64M,disk=8ms,put=5us,"
+                                            "get=800ns,steps=10,epoch=500,"
+                                            "decay=75,probe=8,start=30,"
+                                            "ghosts=4",
+                                            err, sizeof(err)),
+                     0);
+    assert_int_equal(o.memory_bytes, 64u << 20);
+    assert_int_equal(o.disk_ns, 8000000);
+    assert_int_equal(o.put_ns, 5000);
+    assert_int_equal(o.get_ns, 800);
+    assert_int_equal(o.steps, 10);
+    assert_int_equal(o.epoch, 500);
+    assert_int_equal(o.decay_percent, 75);
+    assert_int_equal(o.probe_every, 8);
+    assert_int_equal(o.start_percent, 30);
+    assert_int_equal(o.ghost_factor, 4);
+    assert_int_equal(zc_adapt_options_parse(&o, "disk=hdd", err, sizeof(err)),
+                     0);
+    assert_int_equal(o.disk_ns, 8000000);
+    assert_int_equal(o.steps, 10); /* kept */
+    assert_int_equal(zc_adapt_options_parse(&o, "steps=0", err, sizeof(err)),
+                     -ZC_EINVAL);
+    assert_non_null(strstr(err, "steps=0"));
+    assert_int_equal(zc_adapt_options_parse(&o, "disk=fast", err, sizeof(err)),
+                     -ZC_EINVAL);
+    assert_non_null(strstr(err, "disk=fast"));
+    assert_int_equal(zc_adapt_options_parse(&o, "color=red", err, sizeof(err)),
+                     -ZC_EINVAL);
+    assert_non_null(strstr(err, "color"));
+    assert_int_equal(zc_adapt_options_parse(&o, "start", err, sizeof(err)),
+                     -ZC_EINVAL);
+    assert_int_equal(zc_adapt_options_parse(&o, "start=101", err, sizeof(err)),
+                     -ZC_EINVAL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_model_counts_equal_static_replays_of_every_split),
+        cmocka_unit_test(test_moving_boundary_never_returns_stale_data),
+        cmocka_unit_test(test_a_loop_larger_than_memory_gets_a_zcache),
+        cmocka_unit_test(test_incompressible_pages_keep_the_zcache_off),
+        cmocka_unit_test(test_known_rejected_pages_are_not_compressed_again),
+        cmocka_unit_test(test_adapt_refuses_bad_setups),
+        cmocka_unit_test(test_options_parse_and_name_what_is_wrong),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

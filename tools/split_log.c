@@ -1,0 +1,82 @@
+/*
+ * split_log.c - an adaptive run's split over time, as CSV and a plot.
+ *
+ * A row per epoch of the controller (zc_adapt_epoch): when it ended, the
+ * split in force, the split chosen next, what the model expected, the CPU
+ * costs it used and the run's counters, plus the disk reads of the epoch
+ * alone (the difference of the counters), which is what the plot draws
+ * against the zcache's share.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "split_log.h"
+
+void split_log_csv(FILE *f, const zc_adapt_epoch *e, size_t n, size_t page_size)
+{
+    fprintf(f, "accesses,pc_pages,zc_bytes,zc_share_percent,next_pc_pages,"
+               "next_zc_bytes,est_disk_reads,est_cost_ms,put_ns,get_ns,"
+               "disk_reads,zc_hits,pc_hits,epoch_disk_reads\n");
+    for (size_t i = 0; i < n; i++) {
+        double m =
+            (double)e[i].pc_pages * (double)page_size + (double)e[i].zc_bytes;
+        fprintf(f,
+                "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.1f,%" PRIu64 ",%" PRIu64
+                ",%.1f,%.3f,%.0f,%.0f,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                ",%" PRIu64 "\n",
+                e[i].accesses, e[i].pc_pages, e[i].zc_bytes,
+                m > 0 ? 100.0 * (double)e[i].zc_bytes / m : 0.0,
+                e[i].next_pc_pages, e[i].next_zc_bytes, e[i].est_disk_reads,
+                e[i].est_cost_ns / 1e6, e[i].put_ns, e[i].get_ns,
+                e[i].disk_reads, e[i].zc_hits, e[i].pc_hits,
+                e[i].disk_reads - (i ? e[i - 1].disk_reads : 0));
+    }
+}
+
+int split_log_plot(const char *prog, const char *prefix, const char *title,
+                   const zc_adapt_epoch *e, size_t n, size_t page_size)
+{
+    char path[1024], cmd[1100];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s.csv", prefix);
+    if (!(f = fopen(path, "w")))
+        goto fail;
+    split_log_csv(f, e, n, page_size);
+    if (fclose(f))
+        goto fail;
+    snprintf(path, sizeof(path), "%s.gp", prefix);
+    if (!(f = fopen(path, "w")))
+        goto fail;
+    fprintf(f, "# gnuplot %s.gp  (made by %s; data in %s.csv)\n", prefix, prog,
+            prefix);
+    fprintf(f, "set datafile separator ','\nset key outside right\n"
+               "set grid\nset xlabel 'page accesses'\n"
+               "set ylabel 'zcache share of memory (%%)'\n"
+               "set yrange [0:100]\nset y2label 'disk reads per epoch'\n"
+               "set y2tics\n");
+    for (int t = 0; t < 2; t++)
+        fprintf(f,
+                "set terminal %s size 900,500\nset output '%s.%s'\n"
+                "set title 'Adaptive split: %s'\n"
+                "plot '%s.csv' every ::1 using 1:4 with steps lw 2 "
+                "title 'zcache share', '' every ::1 using 1:14 axes x1y2 "
+                "with lines title 'disk reads'\n",
+                t ? "svg" : "png", prefix, t ? "svg" : "png", title, prefix);
+    if (fclose(f))
+        goto fail;
+    if (system("command -v gnuplot > /dev/null 2>&1") == 0) {
+        snprintf(cmd, sizeof(cmd), "gnuplot '%s.gp'", prefix);
+        if (system(cmd) != 0)
+            fprintf(stderr, "%s: gnuplot failed on %s.gp\n", prog, prefix);
+    } else {
+        fprintf(stderr, "%s: gnuplot is not installed: %s.gp is ready for it\n",
+                prog, prefix);
+    }
+    return 0;
+fail:
+    fprintf(stderr, "%s: cannot write %s\n", prog, path);
+    return -1;
+}

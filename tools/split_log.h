@@ -1,0 +1,27 @@
+/*
+ * split_log.h - an adaptive run's split over time, written for people:
+ * the epochs as CSV, and a gnuplot script (run when gnuplot is there)
+ * that draws the zcache's share of memory and the disk reads per epoch.
+ * Shared by zcache-replay and zcache-sweep.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef ZC_TOOLS_SPLIT_LOG_H
+#define ZC_TOOLS_SPLIT_LOG_H
+
+#include <stdio.h>
+
+#include "zcache_trace.h"
+
+/** The epochs as CSV: one header line, one line per epoch. */
+void split_log_csv(FILE *f, const zc_adapt_epoch *e, size_t n,
+                   size_t page_size);
+
+/** PREFIX.csv and PREFIX.gp, then gnuplot for PREFIX.png and .svg if it
+ *  is installed (else a note on stderr).  title names the run.  Returns 0,
+ *  or -1 after a message on stderr naming the file that cannot be
+ *  written. */
+int split_log_plot(const char *prog, const char *prefix, const char *title,
+                   const zc_adapt_epoch *e, size_t n, size_t page_size);
+
+#endif
