@@ -63,10 +63,12 @@
 #define MAX_STEPS 100
 #define DEFAULT_PUT_NS 5000.0 /* until measured */
 #define DEFAULT_GET_NS 1000.0
-#define OBJ_HDR 6    /* the cache's per-object header */
-#define EPOCH_DIV 8  /* an epoch is M's pages / 8 accesses, */
-#define MIN_EPOCH 64 /* at least this many */
-#define HORIZON 4.0  /* turnovers of M in which the history's weight halves */
+#define OBJ_HDR 6           /* the cache's per-object header */
+#define EPOCH_DIV 8         /* an epoch is M's pages / 8 accesses, */
+#define MIN_EPOCH 64        /* at least this many */
+#define MIN_GAIN_READS 25.0 /* a move needs this much gain, in disk reads */
+#define SHRINK_FACTOR 3.0   /* and this many times more to shrink the zcache */
+#define HORIZON 1.0 /* turnovers of M in which the history's weight halves */
 /* The density is measured on a full zcache (a shrinking cache's last few
  * objects say little) of at least this many objects.  It is what the
  * allocator achieves at that size: a small zsmalloc wastes most of its
@@ -314,16 +316,6 @@ static double half_power(double x)
     return y;
 }
 
-/* sqrt(x) for x >= 1 (no libm): Newton from above. */
-static double sqrt_approx(double x)
-{
-    double y = x;
-
-    for (int i = 0; i < 64 && y * y > x * (1 + 1e-9); i++)
-        y = (y + x / y) / 2;
-    return y;
-}
-
 /* ---- public (to the replay) --------------------------------------------- */
 
 int zc__adapt_create(const zc_adapt_options *opt, size_t page_size,
@@ -402,6 +394,7 @@ int zc__adapt_create(const zc_adapt_options *opt, size_t page_size,
     a->free_g = NIL;
     a->oldest = 1;
     a->density = 1; /* until measured */
+
     a->epoch_end = a->o.epoch;
     *out = a;
     return 0;
@@ -447,6 +440,7 @@ int zc__adapt_access(struct zc__adapt *a, uint32_t dev, uint64_t page,
             a->new_reads++;
             a->all_new_reads++;
         }
+
         if (a->live == a->cap) {
             drop_oldest(a);
             ts = find_slot(a, dev, page, &found);
@@ -622,11 +616,18 @@ int zc__adapt_decide(struct zc__adapt *a, const zc_stats *st,
     e->pc_pages = a->pc[a->cur];
     e->zc_bytes = a->zc[a->cur];
     {
-        /* Move only for a gain beyond the noise of the counts: the
-         * history holds hdisk disk reads, whose count varies by about its
-         * square root. */
-        double noise = 2 / sqrt_approx(a->hdisk[a->cur] + 1);
-        if (cost[best] < cost[a->cur] * (1 - (noise > 0.005 ? noise : 0.005)))
+        /* Move only for a gain beyond chance: in read-equivalents (cost /
+         * disk latency), the decayed history's gain must exceed
+         * MIN_GAIN_READS and half a percent of the current cost; to shrink
+         * the zcache, which throws its contents away, SHRINK_FACTOR times
+         * that. */
+        double gain = (cost[a->cur] - cost[best]) / (double)a->o.disk_ns;
+        double need = cost[a->cur] / (double)a->o.disk_ns * 0.005;
+        if (need < MIN_GAIN_READS)
+            need = MIN_GAIN_READS;
+        if (best < a->cur)
+            need *= SHRINK_FACTOR;
+        if (gain > need)
             a->cur = best;
     }
     e->next_pc_pages = a->pc[a->cur];
