@@ -150,18 +150,16 @@ static void test_moving_boundary_never_returns_stale_data(void **st)
         assert_int_equal(zc_replay_create(0, 4096, zc, content, &r), 0);
         zc_replay_verify(r, true);
         o.memory_bytes = 300 * 4096;
-        o.epoch = 200;
-        o.decay_percent = 30;
         o.put_ns = 1000;
         o.get_ns = 200;
         o.start_percent = 50;
         assert_int_equal(zc_replay_adapt(r, &o), 0);
-        for (uint64_t i = 0; i < 30000; i++) {
+        for (uint64_t i = 0; i < 40000; i++) {
             /* phases: a loop over 1.5x the memory (a zcache helps), then
              * random pages within it (the page cache is best) */
             q.dev = 0;
             q.write = below(&g, 4) == 0;
-            q.offset = 4096 * ((i / 5000) % 2 ? below(&g, 280) : i % 450);
+            q.offset = 4096 * ((i / 10000) % 2 ? below(&g, 280) : i % 450);
             q.length = 4096;
             q.time_ns = 0;
             assert_int_equal(zc_replay_request(r, &q), 0);
@@ -169,16 +167,17 @@ static void test_moving_boundary_never_returns_stale_data(void **st)
         assert_int_equal(zc_replay_stats_get(r, &rs), 0);
         assert_int_equal(rs.zc_wrong, 0);
         n = zc_replay_adapt_log(r, &e);
-        if (!strstr(specs[c], "store_raw"))
-            assert_true(rs.zc_hits > 0);
+        assert_true(rs.zc_hits > 0);
         assert_true(n >= 100);
         for (size_t i = 0; i < n; i++) {
             moves += e[i].next_zc_bytes != e[i].zc_bytes;
             assert_int_equal(e[i].pc_pages * 4096 + e[i].zc_bytes,
                              o.memory_bytes);
         }
-        /* store_raw fills frames with raw pages: a zcache pays less */
-        assert_true(moves >= (strstr(specs[c], "store_raw") ? 1u : 2u));
+        /* (with store_raw a full zcache holds the random phase too, and
+         * moving would save too little to be worth it) */
+        if (!strstr(specs[c], "store_raw"))
+            assert_true(moves >= 2);
         assert_int_equal(zc_cache_check(zc), 0);
         zc_replay_destroy(r);
         zc_cache_destroy(zc);
