@@ -47,5 +47,30 @@ for r in $(seq 1 "$rows"); do
     fail=1
   fi
 done
-[ $fail -eq 0 ] && echo "$rows rows equal separate replays: 1 passed, 0 failed"
+
+# Memory splits: a static row equals zcache-replay --memory M --share S,
+# the adaptive row zcache-replay --memory M --adaptive (CPU prices fixed,
+# so that the controller's choices do not depend on timing).
+adapt=put=3us,get=700ns,epoch=256
+"$sweep" --format blkparse --content synth:1 --memory 2M --share 0,30 \
+  --adaptive --adapt "$adapt" --output csv "$trace" > "$tmp/split.csv"
+n=0
+for r in 1 2 3; do
+  share=$(sed -n "$((r + 1))p" "$tmp/split.csv" | awk -F'"' '{ split($3, f, ","); print f[3] }')
+  if [ "$share" = adaptive ]; then
+    how=(--adaptive --adapt "$adapt")
+  else
+    how=(--share "$share")
+  fi
+  "$replay" --format blkparse --content synth:1 --memory 2M "${how[@]}" \
+    --output csv "$trace" > "$tmp/one.csv"
+  a=$(pick "$tmp/split.csv" "$r")
+  b=$(pick "$tmp/one.csv" 1)
+  if [ "$a" != "$b" ]; then
+    echo "memory split row $r (share $share): sweep $a, replay $b"
+    fail=1
+  fi
+  n=$((n + 1))
+done
+[ $fail -eq 0 ] && echo "$rows rows and $n memory-split rows equal separate replays: 1 passed, 0 failed"
 exit $fail

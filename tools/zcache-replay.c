@@ -321,6 +321,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
                            o->page_size * o->page_size;
             o->pc_pages = (m - cap) / o->page_size;
             o->adapt.memory_bytes = cap; /* the zcache's capacity */
+            if (!cap)
+                o->zspec = NULL; /* a share of 0 is no zcache, as in the
+                                    sweep */
         } else {
             o->pc_pages = m / o->page_size;
         }
@@ -355,8 +358,9 @@ static double ratio(uint64_t a, uint64_t b)
     X(pc_hits)                                                                 \
     X(zc_gets)                                                                 \
     X(zc_hits)                                                                 \
-    X(disk_reads) X(zc_puts) X(zc_stored) X(resident_hits) X(pc_evictions)     \
-        X(zc_wrong) X(zc_skipped) X(zc_probes)
+    X(disk_reads)                                                              \
+    X(zc_puts) X(zc_stored) X(resident_hits) X(pc_evictions) X(zc_wrong)       \
+        X(zc_skipped) X(zc_probes)
 
 #define ZC_FIELDS(X)                                                           \
     X(puts)                                                                    \
@@ -366,16 +370,15 @@ static double ratio(uint64_t a, uint64_t b)
     X(invalidates)                                                             \
     X(evictions)                                                               \
     X(replaced)                                                                \
-    X(exclusive_drops) X(stored_pages) X(same_filled_pages) X(raw_pages)       \
-        X(orig_data_size) X(compr_data_size) X(mem_used_total) X(arena_bytes)  \
-            X(meta_bytes) X(work_bytes) X(reject_compress_poor)                \
-                X(reject_nospace) X(reject_race) X(reject_full)                \
-                    X(reject_inactive) X(raw_stored) X(dedup_hits)             \
-                        X(shared_pages) X(frag_bytes) X(compress_ns)           \
-                            X(compress_ns_rejected) X(decompress_ns)           \
-                                X(compactions) X(estimates)                    \
-                                    X(compress_ns_estimates) X(pools)          \
-                                        X(objects)
+    X(exclusive_drops)                                                         \
+    X(stored_pages) X(same_filled_pages) X(raw_pages) X(orig_data_size)        \
+        X(compr_data_size) X(mem_used_total) X(arena_bytes) X(meta_bytes)      \
+            X(work_bytes) X(reject_compress_poor) X(reject_nospace)            \
+                X(reject_race) X(reject_full) X(reject_inactive) X(raw_stored) \
+                    X(dedup_hits) X(shared_pages) X(frag_bytes) X(compress_ns) \
+                        X(compress_ns_rejected) X(decompress_ns)               \
+                            X(compactions) X(estimates)                        \
+                                X(compress_ns_estimates) X(pools) X(objects)
 
 static void json_string(const char *s)
 {

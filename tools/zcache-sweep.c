@@ -548,6 +548,8 @@ static void run_lockstep(zc_mrc *mrc)
 
 /* ---- adaptive rows ------------------------------------------------------ */
 
+static void *worker(void *arg);
+
 /* One adaptive row: the whole pipeline with the controller, on its own
  * (no memo: its CPU is its own). */
 static void adapt_one(struct job *j)
@@ -605,20 +607,6 @@ out:
     zc_cache_destroy(zc);
 }
 
-static void *adapt_worker(void *arg)
-{
-    (void)arg;
-    for (;;) {
-        struct job *j;
-        pthread_mutex_lock(&lock);
-        j = next_job < njobs ? &jobs[next_job++] : NULL;
-        pthread_mutex_unlock(&lock);
-        if (!j)
-            return NULL;
-        adapt_one(j);
-    }
-}
-
 /* The adaptive rows, one thread each up to --jobs. */
 static void run_adaptive(void)
 {
@@ -627,7 +615,7 @@ static void run_adaptive(void)
 
     next_job = nstatic;
     for (int t = 0; t < n; t++)
-        if (pthread_create(&th[t], NULL, adapt_worker, NULL))
+        if (pthread_create(&th[t], NULL, worker, NULL))
             die(1, "%s", "cannot start a thread");
     for (int t = 0; t < n; t++)
         pthread_join(th[t], NULL);
@@ -681,7 +669,10 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&lock);
         if (!j)
             return NULL;
-        play(j);
+        if (j->adaptive)
+            adapt_one(j);
+        else
+            play(j);
     }
 }
 

@@ -262,6 +262,28 @@ static int pool_of(struct zc_replay *r, uint32_t dev, uint32_t *pool)
 static int adaptive_put(struct zc_replay *r, uint32_t dev, uint64_t page,
                         uint32_t flags);
 
+/* An op of a kind on the page (dev, page), no content yet. */
+static int make_op(struct zc_replay *r, zc_op_kind kind, uint32_t dev,
+                   uint64_t page, uint32_t flags, zc_op *op)
+{
+    int rc = pool_of(r, dev, &op->pool);
+
+    if (rc)
+        return rc;
+    op->kind = kind;
+    op->flags = flags;
+    /* zc_filekey_from_ino(dev), without the call */
+    {
+        uint64_t ino = dev;
+        memset(&op->key, 0, sizeof(op->key));
+        memcpy(op->key.fh, &ino, sizeof(ino));
+    }
+    op->index = page;
+    op->page = NULL;
+    op->content = 0;
+    return 0;
+}
+
 /* An op on the page (dev, page). */
 static int page_op(struct zc_replay *r, zc_op_kind kind, uint32_t dev,
                    uint64_t page, uint32_t flags)
@@ -284,20 +306,9 @@ static int page_op(struct zc_replay *r, zc_op_kind kind, uint32_t dev,
         }
         return 0;
     }
-    op.kind = kind;
-    rc = pool_of(r, dev, &op.pool);
+    rc = make_op(r, kind, dev, page, flags, &op);
     if (rc)
         return rc;
-    op.flags = flags;
-    /* zc_filekey_from_ino(dev), without the call */
-    {
-        uint64_t ino = dev;
-        memset(&op.key, 0, sizeof(op.key));
-        memcpy(op.key.fh, &ino, sizeof(ino));
-    }
-    op.index = page;
-    op.page = NULL;
-    op.content = 0;
     if (kind == ZC_OP_PUT && (r->zc || r->ops || r->sink)) {
         rc = zc_content_page(r->content, dev, page, version_of(r, dev, page),
                              r->page);
@@ -337,17 +348,9 @@ static int adaptive_put(struct zc_replay *r, uint32_t dev, uint64_t page,
         zc__adapt_learn(r->adapt, dev, page, outcome, &info);
         return 0;
     }
-    memset(&op, 0, sizeof(op));
-    op.kind = ZC_OP_PUT;
-    rc = pool_of(r, dev, &op.pool);
+    rc = make_op(r, ZC_OP_PUT, dev, page, flags, &op);
     if (rc)
         return rc;
-    op.flags = flags;
-    {
-        uint64_t ino = dev;
-        memcpy(op.key.fh, &ino, sizeof(ino));
-    }
-    op.index = page;
     op.page = r->page;
     memset(&info, 0, sizeof(info));
     rc = zc__player_put(r->player, &op, &info, &outcome);
