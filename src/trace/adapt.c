@@ -474,6 +474,14 @@ int zc__adapt_access(struct zc__adapt *a, uint32_t dev, uint64_t page,
         tree_prefix(a, x->slot, &below, &below_bytes);
         d = a->live - (uint64_t)below; /* pages above it */
         above_bytes = a->total_bytes - below_bytes;
+        /* Beyond the reach of every zcache?  The bytes between a split's
+         * page cache and the page are at least those below the largest
+         * page cache (share 0), and no zcache is larger than the last
+         * candidate's: then one descent decides for all. */
+        bool deep = d >= a->pc[0] &&
+                    (double)(above_bytes - top_bytes(a, a->pc[0]) + x->bytes) *
+                            a->density >
+                        (double)a->zc[a->ncand - 1];
         /* Candidates by page cache, smallest first: once it would hit,
          * every larger page cache hits too. */
         for (unsigned k = a->ncand; k-- > 0;) {
@@ -483,7 +491,7 @@ int zc__adapt_access(struct zc__adapt *a, uint32_t dev, uint64_t page,
                 a->comps[k] += comp;
             if (write)
                 continue;
-            if (a->zc[k] && w > 0 &&
+            if (!deep && a->zc[k] && w > 0 &&
                 (double)(above_bytes - top_bytes(a, a->pc[k]) + x->bytes) *
                         a->density <=
                     (double)a->zc[k]) {
