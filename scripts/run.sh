@@ -3,9 +3,10 @@
 # traces shipped in traces/ (real workloads recorded with their page
 # contents, see traces/README.md): for each, the kernel's own page-cache
 # stream played into zcaches of several sizes, one table per trace; then
-# the memory-split question on one block trace; then every back-end side
-# by side on the same streams.  Plots go to build/plots/
-# when gnuplot is installed (its scripts are written there either way).
+# the memory-split question on one block trace, static and adaptive; then
+# every back-end side by side on the same streams.  Plots go to
+# build/plots/ when gnuplot is installed (its scripts are written there
+# either way).
 # `run.sh --bench [ARGS]` runs the core benchmark on this system's files
 # instead (build/bench/zc-bench-core --help).
 set -euo pipefail
@@ -30,8 +31,10 @@ for info in traces/*.info; do
 done
 echo "== sqlite-queries: 4 MiB of memory split between the page cache and the"
 echo "   zcache (block trace through libzcache's model; synthetic contents, since"
-echo "   the block trace carries none)"
-$sweep --format blkparse --memory 4M --share 0:50:10 \
+echo "   the block trace carries none): static shares, then the adaptive"
+echo "   controller moving the split as the trace runs (its split over time in"
+echo "   build/plots/sqlite-queries-split-adaptive.csv)"
+$sweep --format blkparse --memory 4M --share 0:100:10 --adaptive \
   --plot build/plots/sqlite-queries-split traces/sqlite-queries.blkparse 2>/dev/null
 echo
 echo "== back-ends compared: each kernel stream into a 1 MiB zcache, one choice"
