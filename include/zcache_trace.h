@@ -332,12 +332,16 @@ ZC_API int zc_replay_set_page_cache(zc_replay *r, uint64_t pages);
  * every access's depth in that stack it counts, for each candidate split
  * (the zcache's share of M in `steps` steps), the page-cache hits, zcache
  * hits and disk reads that split would have had, and prices them: disk
- * reads x disk_ns + compressions x put_ns + decompressions x get_ns.  At
+ * reads x disk_ns + compressions x put_ns + decompressions x get_ns (the
+ * measured costs make a run depend on timing; fixed ones make it
+ * reproducible).  At
  * the end of each epoch it moves to the cheapest split over the decayed
- * history.  Admission: with a share of 0 the zcache is off and puts cost
- * nothing, except one in `probe_every` compressed without being stored to
- * keep the sizes known; a page known to be rejected (compressed since its
- * last write) is not compressed again.
+ * history when that gains more than 25 disk reads' worth and 0.5% (three
+ * times that to shrink the zcache, which loses its contents).  Admission: with
+ * a share of 0 the zcache is off and puts cost nothing, except one in
+ * `probe_every` compressed without being stored to keep the sizes known; a page
+ * known to be rejected (compressed since its last write) is not compressed
+ * again.
  */
 typedef struct zc_adapt_options {
     uint64_t memory_bytes;  /* M: page-cache pages + the zcache's arena */
@@ -346,11 +350,13 @@ typedef struct zc_adapt_options {
     uint64_t get_ns;        /* a decompression's cost; 0: measured */
     unsigned steps;         /* candidate shares 0, 100/steps, ..., 100 %;
                                0: 20 */
-    uint64_t epoch;         /* accesses between decisions; 0: max(1024, the
-                               pages M holds / 2) */
+    uint64_t epoch;         /* accesses between decisions; 0: max(64, the
+                               pages M holds / 8) */
     unsigned decay_percent; /* weight kept by the history at each epoch;
-                               0: 90 */
-    unsigned probe_every;   /* 0: 16 */
+                               0: what halves it each time the pages M
+                               holds have been accessed */
+    unsigned probe_every;   /* with the zcache off, one unknown page in
+                               this many is compressed; 0: 16 */
     unsigned start_percent; /* the zcache's share until the first decision */
     unsigned ghost_factor;  /* 0: 16 */
 } zc_adapt_options;
@@ -381,6 +387,9 @@ typedef struct zc_adapt_epoch {
  * capacity is set here) share opt->memory_bytes, split by the controller.
  * Call before the first request, on a replay with a zcache and no op
  * writer or sink (the split makes the op stream depend on the zcache).
+ * Make the zcache with capacity M: allocators lay out their size classes
+ * by the capacity they are made with (zsmalloc's spans), and the
+ * controller may give it all of M.
  * Returns 0; -ZC_EINVAL (bad options, a steps value above 100); -ZC_ENOMEM.
  */
 ZC_API int zc_replay_adapt(zc_replay *r, const zc_adapt_options *opt);
