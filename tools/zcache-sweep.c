@@ -1140,8 +1140,8 @@ int main(int argc, char **argv)
             uint64_t pc = (m - cap) / o.page_size;
             if (s < 0 || s > 100)
                 die(2, "--share %s: want a percentage", shares[i]);
-            char *capstr = malloc(32);
-            snprintf(capstr, 32, "%" PRIu64, cap);
+            char capstr[32]; /* add_job() copies it */
+            snprintf(capstr, sizeof(capstr), "%" PRIu64, cap);
             add_jobs(pc, NULL, cap ? capstr : NULL, s);
         }
     }
@@ -1151,10 +1151,8 @@ int main(int argc, char **argv)
             /* One adaptive row per --set combination: a zcache made for
              * all of M, whose share the controller sets. */
             uint64_t m = size_arg(o.memory, false, "--memory");
-            char *capstr = malloc(32);
-            if (!capstr)
-                die(1, "%s", "out of memory");
-            snprintf(capstr, 32, "%" PRIu64, m);
+            char capstr[32]; /* add_job() copies it */
+            snprintf(capstr, sizeof(capstr), "%" PRIu64, m);
             add_jobs(m / o.page_size, NULL, capstr, -1);
             for (size_t i = nstatic; i < njobs; i++) {
                 char *l = jobs[i].label;
