@@ -68,6 +68,7 @@
 #define MIN_EPOCH 64        /* at least this many */
 #define MIN_GAIN_READS 25.0 /* a move needs this much gain, in disk reads */
 #define SHRINK_FACTOR 3.0   /* and this many times more to shrink the zcache */
+#define PROBE_TARGET 256.0  /* sizes worth knowing in the recent history */
 #define HORIZON 1.0 /* turnovers of M in which the history's weight halves */
 /* The density is measured on a full zcache (a shrinking cache's last few
  * objects say little) of at least this many objects.  It is what the
@@ -525,8 +526,14 @@ enum zc__adapt_plan zc__adapt_plan(struct zc__adapt *a, uint32_t dev,
         return state == G_REJECTED ? ZC__ADAPT_SKIP : ZC__ADAPT_PUT;
     if (state != G_UNKNOWN)
         return ZC__ADAPT_SKIP;
-    return a->unknown_evictions++ % a->o.probe_every == 0 ? ZC__ADAPT_PROBE
-                                                          : ZC__ADAPT_SKIP;
+    /* Probe one in probe_every while the recent history knows fewer than
+     * PROBE_TARGET sizes, one in 8 x probe_every after. */
+    return a->unknown_evictions++ % (a->known < PROBE_TARGET
+                                         ? a->o.probe_every
+                                         : 8 * a->o.probe_every) ==
+                   0
+               ? ZC__ADAPT_PROBE
+               : ZC__ADAPT_SKIP;
 }
 
 void zc__adapt_learn(struct zc__adapt *a, uint32_t dev, uint64_t page,
