@@ -50,6 +50,7 @@ struct opts {
     /* a fixed memory split between the page cache and the zcache */
     const char *memory; /* as given, or NULL */
     double share;       /* static split: the zcache's %, or -1 */
+    uint64_t zc_bytes;  /* with --memory: the zcache's capacity to make */
     bool adaptive;
     zc_adapt_options adapt;
     const char *split_csv, *plot;
@@ -320,12 +321,13 @@ static void parse_args(int argc, char **argv, struct opts *o)
             uint64_t cap = (uint64_t)((double)m * o->share / 100.0) /
                            o->page_size * o->page_size;
             o->pc_pages = (m - cap) / o->page_size;
-            o->adapt.memory_bytes = cap; /* the zcache's capacity */
+            o->zc_bytes = cap;
             if (!cap)
                 o->zspec = NULL; /* a share of 0 is no zcache, as in the
                                     sweep */
         } else {
             o->pc_pages = m / o->page_size;
+            o->zc_bytes = m; /* made for all of M, given its share */
         }
     } else if (o->adaptive || o->share >= 0) {
         die_usage("%s", "--share and --adaptive need --memory M");
@@ -359,8 +361,9 @@ static double ratio(uint64_t a, uint64_t b)
     X(zc_gets)                                                                 \
     X(zc_hits)                                                                 \
     X(disk_reads)                                                              \
-    X(zc_puts) X(zc_stored) X(resident_hits) X(pc_evictions) X(zc_wrong)       \
-        X(zc_skipped) X(zc_probes)
+    X(zc_puts)                                                                 \
+    X(zc_stored) X(resident_hits) X(pc_evictions) X(zc_wrong) X(zc_skipped)    \
+        X(zc_probes)
 
 #define ZC_FIELDS(X)                                                           \
     X(puts)                                                                    \
@@ -371,11 +374,12 @@ static double ratio(uint64_t a, uint64_t b)
     X(evictions)                                                               \
     X(replaced)                                                                \
     X(exclusive_drops)                                                         \
-    X(stored_pages) X(same_filled_pages) X(raw_pages) X(orig_data_size)        \
-        X(compr_data_size) X(mem_used_total) X(arena_bytes) X(meta_bytes)      \
-            X(work_bytes) X(reject_compress_poor) X(reject_nospace)            \
-                X(reject_race) X(reject_full) X(reject_inactive) X(raw_stored) \
-                    X(dedup_hits) X(shared_pages) X(frag_bytes) X(compress_ns) \
+    X(stored_pages)                                                            \
+    X(same_filled_pages) X(raw_pages) X(orig_data_size) X(compr_data_size)     \
+        X(mem_used_total) X(arena_bytes) X(meta_bytes) X(work_bytes)           \
+            X(reject_compress_poor) X(reject_nospace) X(reject_race)           \
+                X(reject_full) X(reject_inactive) X(raw_stored) X(dedup_hits)  \
+                    X(shared_pages) X(frag_bytes) X(compress_ns)               \
                         X(compress_ns_rejected) X(decompress_ns)               \
                             X(compactions) X(estimates)                        \
                                 X(compress_ns_estimates) X(pools) X(objects)
@@ -548,7 +552,7 @@ static zc_cache *open_zcache(const struct opts *o)
      * all of M (allocators lay out their size classes by the capacity they
      * are made with) and then given its share. */
     if (o->memory)
-        cfg.capacity_bytes = o->adapt.memory_bytes;
+        cfg.capacity_bytes = o->zc_bytes;
     rc = zc_cache_create(&cfg, &zc);
     if (rc) {
         fprintf(stderr, NAME ": --zcache %s: %s\n", o->zspec, zc_strerror(rc));

@@ -13,12 +13,14 @@
  *
  *  - One recency stack holds every page accessed lately, in both tiers or
  *    in neither (a ghost: key, no data), at most ghost_factor x M / page
- *    of them.  Each carries the arena bytes it would take in the zcache:
- *    its measured compressed size (plus header) over the allocator's
- *    measured density when it was last compressed, 0 if it was rejected by
- *    the admission rule (then it can never hit) or is same-filled, the
- *    running mean over all pages, weighted by the share admitted, while
- *    unknown.
+ *    of them.  Each carries the bytes it would take in the zcache: its
+ *    measured compressed size plus the object header when it was last
+ *    compressed, 0 if it was rejected by the admission rule (then it can
+ *    never hit) or is same-filled, and while unknown the running mean over
+ *    the pages compressed, weighted by the share admitted.  The
+ *    allocator's density, measured on a full zcache, turns those bytes
+ *    into arena bytes when the candidates are counted, so a new
+ *    measurement applies to every page at once.
  *
  *  - With an LRU page cache of P pages, the page cache holds the top P of
  *    the stack; the zcache (LRU, fed by the page cache's evictions, its
@@ -32,15 +34,21 @@
  *    pages (compressor none, accept 100%) the counts are exact: the test
  *    suite checks them against static replays of every split.
  *
- *  - At the end of each epoch the counts join a history that decays by
- *    decay_percent per epoch (so a phase change is followed within a few
- *    epochs), each candidate is priced, and the cheapest is taken if it
- *    beats the current split by more than half a percent.  The model does
- *    not depend on the split in force, so moving cannot feed back into
- *    what it measures, apart from what the sizes are known from.
+ *    A reuse beyond the reach of every zcache is decided for all
+ *    candidates with one descent.
+ *
+ *  - At the end of each epoch (M / page / 8 accesses, at least 64) the
+ *    counts join a history whose weight halves each time M's pages turn
+ *    over (or decays by decay_percent per epoch), each candidate is
+ *    priced, and the cheapest is taken if it beats the current split by
+ *    more than 25 disk reads' worth and half a percent; shrinking the
+ *    zcache, which throws its contents away, needs three times that.  The
+ *    model does not depend on the split in force, so moving cannot feed
+ *    back into what it measures, apart from what the sizes are known from.
  *
  * Admission: with a share of 0 the zcache is off and evictions are not
- * put, so they cost no compression; one unknown page in probe_every is
+ * put, so they cost no compression; one unknown page in probe_every (one
+ * in 8 x probe_every once the recent history knows PROBE_TARGET sizes) is
  * compressed without being stored (zc_estimate_page()) so that the sizes,
  * and with them the value of a zcache, stay known: that is how the cache
  * comes back.  A page known to be rejected is not compressed again until
