@@ -36,15 +36,28 @@ extern "C" {
  * Requests and readers
  * ------------------------------------------------------------------------ */
 
-/** One block request. */
+/** One request: a block request (ino == 0), or an access to a file's
+ *  pages (ino != 0: from an access stream). */
 typedef struct zc_request {
     uint64_t time_ns; /* as recorded, from the trace's own origin */
     uint32_t dev;     /* device: (major << 20) | minor, or the format's
-                         device number */
+                         device number; for a file, the file system's
+                         s_dev */
     bool write;       /* false: read */
-    uint64_t offset;  /* bytes from the device start */
+    uint64_t offset;  /* bytes from the device start (ino 0), or from the
+                         file's start */
     uint64_t length;  /* bytes, > 0 */
+    uint64_t ino;     /* 0: a block request, pages keyed by the device as
+                         the kernel's block-device page cache keys them;
+                         else the inode whose pages are touched: pool =
+                         the file system dev, key = ino, index = page in
+                         the file */
+    uint32_t flags;   /* ZC_REQ_* */
 } zc_request;
+
+/* zc_request.flags */
+#define ZC_REQ_MAPPED 1u /* a read through a memory mapping (a fault or
+                            fault-around), not read(2) */
 
 typedef struct zc_trace zc_trace;
 
@@ -82,6 +95,18 @@ ZC_API const char *zc_trace_error(const zc_trace *t);
 /** The name of the format being read. */
 ZC_API const char *zc_trace_format(const zc_trace *t);
 
+/** A header field of the trace (access streams carry "key=value" fields:
+ *  page_size, pack, memory_limit, read_ahead_kb, ...), or NULL if the
+ *  format has none or the field is absent.  Valid until zc_trace_close(). */
+ZC_API const char *zc_trace_meta(const zc_trace *t, const char *key);
+
+/** The kernel's resident page count of file system dev as last recorded
+ *  at or before the request last returned by zc_trace_next() (access
+ *  streams carry such samples): 1 and *pages; 0 if no sample of dev has
+ *  been read yet (or the format has none). */
+ZC_API int zc_trace_resident(const zc_trace *t, uint32_t dev,
+                             uint64_t *pages);
+
 /** Close; NULL is fine. */
 ZC_API void zc_trace_close(zc_trace *t);
 
@@ -89,6 +114,125 @@ ZC_API void zc_trace_close(zc_trace *t);
  *  NULL past the end. */
 ZC_API const char *zc_trace_format_name(size_t i);
 ZC_API const char *zc_trace_format_doc(size_t i);
+
+/* ------------------------------------------------------------------------
+ * Access streams (.zca): what programs asked of the page cache
+ * ------------------------------------------------------------------------ */
+
+/*
+ * An access stream records every page a program reads (read(2) or through
+ * a mapping) or writes, keyed as cleancache keys pages: file system (its
+ * s_dev), inode, page index; with the time, and samples of the kernel's
+ * resident page count per file system.  Its readers are trace formats
+ * ("access": the compact binary form, "access-text": the text form), so
+ * zc_trace_open() reads them like any trace, sniffed by "auto"; each
+ * access is one zc_request with ino != 0 and a whole number of pages.
+ * Header fields (zc_trace_meta()) say what the recorder knew: page_size
+ * (always), pack (the content pack beside the stream, if any),
+ * memory_limit, read_ahead_kb, and anything else the writer was given.
+ */
+typedef struct zc_access_writer zc_access_writer;
+
+/** Options of an access-stream writer; zero fields take the defaults. */
+typedef struct zc_access_writer_options {
+    size_t page_size; /* 0: 4096 */
+    bool text;        /* the text form */
+    int level;        /* zstd level of the binary form: 0 = 19 */
+    const char *meta; /* extra header fields, "key=value\n..." or NULL */
+} zc_access_writer_options;
+
+/** Create an access stream at path ("-": standard output).  Returns 0;
+ *  -ZC_EINVAL; -ZC_EIO (message in err); -ZC_ENOMEM. */
+ZC_API int zc_access_writer_open(const char *path,
+                                 const zc_access_writer_options *opt,
+                                 zc_access_writer **out, char *err,
+                                 size_t errlen);
+
+/** Append one access: req->ino != 0, offset and length whole pages,
+ *  time_ns not before the previous record's.  Returns 0; -ZC_EINVAL (a bad
+ *  request, with a message); -ZC_EIO; -ZC_ENOMEM.  Errors are sticky. */
+ZC_API int zc_access_write(zc_access_writer *w, const zc_request *req);
+
+/** Append a sample: at time_ns the kernel held `pages` pages of file
+ *  system dev.  Returns as zc_access_write(). */
+ZC_API int zc_access_write_resident(zc_access_writer *w, uint64_t time_ns,
+                                    uint32_t dev, uint64_t pages);
+
+/** The last error's message, or "". */
+ZC_API const char *zc_access_writer_error(const zc_access_writer *w);
+
+/** Finish (an end record that makes the stream complete), close, free.
+ *  Returns 0 or the first error of the writer's life.  NULL is fine. */
+ZC_API int zc_access_writer_close(zc_access_writer *w, char *err,
+                                  size_t errlen);
+
+/* ------------------------------------------------------------------------
+ * Content packs (.zcp): page contents stored once
+ * ------------------------------------------------------------------------ */
+
+/*
+ * A content pack holds distinct page contents, each stored once however
+ * often it occurs, in zstd-compressed blocks with an index, so that any
+ * content is read back by its id without decompressing the rest; and a
+ * map from page keys to contents: (dev, 0, n) is page n of block device
+ * dev, (dev, ino, n) page n of inode ino of file system dev.  The streams
+ * of one recording (block trace, access stream, kernel op stream) share
+ * one pack: the content source "pack:FILE" gives the pages of block traces
+ * and access streams, and an op stream written with a pack refers to its
+ * contents by id instead of carrying them.
+ */
+typedef struct zc_pack_writer zc_pack_writer;
+typedef struct zc_pack zc_pack;
+
+/** Create a pack at path (not "-": the index is written last).  level:
+ *  zstd level, 0 = 19.  Returns 0; -ZC_EINVAL; -ZC_EIO (message in err);
+ *  -ZC_ENOMEM. */
+ZC_API int zc_pack_writer_open(const char *path, size_t page_size, int level,
+                               zc_pack_writer **out, char *err,
+                               size_t errlen);
+
+/** Store page[page_size] unless an equal content is stored already; *id
+ *  = its content id (ids are 0, 1, ... in order of first appearance).
+ *  Returns 0; -ZC_EIO; -ZC_ENOMEM.  Errors are sticky. */
+ZC_API int zc_pack_add(zc_pack_writer *w, const void *page, uint64_t *id);
+
+/** Map the key (dev, ino, index) to page (stored as zc_pack_add() does);
+ *  a key mapped again takes the new content.  *id as zc_pack_add() (id may
+ *  be NULL).  Returns as zc_pack_add(). */
+ZC_API int zc_pack_map(zc_pack_writer *w, uint32_t dev, uint64_t ino,
+                       uint64_t index, const void *page, uint64_t *id);
+
+/** The path the pack is being written to. */
+ZC_API const char *zc_pack_writer_path(const zc_pack_writer *w);
+
+ZC_API const char *zc_pack_writer_error(const zc_pack_writer *w);
+
+/** Write the blocks still open and the index, close, free.  Returns 0 or
+ *  the first error (then the file is removed).  NULL is fine. */
+ZC_API int zc_pack_writer_close(zc_pack_writer *w, char *err, size_t errlen);
+
+/** Open a pack.  Returns 0; -ZC_EIO; -ZC_EFORMAT (not a pack, bad
+ *  checksum, truncated: message in err); -ZC_ENOMEM. */
+ZC_API int zc_pack_open(const char *path, zc_pack **out, char *err,
+                        size_t errlen);
+
+ZC_API size_t zc_pack_page_size(const zc_pack *p);
+ZC_API uint64_t zc_pack_contents(const zc_pack *p); /* distinct contents */
+ZC_API uint64_t zc_pack_keys(const zc_pack *p);     /* mapped keys */
+
+/** Content id into page[page_size].  Returns 0; -ZC_EINVAL (no such id);
+ *  -ZC_EFORMAT or -ZC_EIO (a damaged block: zc_pack_error() says where). */
+ZC_API int zc_pack_page(zc_pack *p, uint64_t id, void *page);
+
+/** The content mapped to (dev, ino, index): 0 and *id; -ZC_ENOENT if the
+ *  key is not mapped. */
+ZC_API int zc_pack_lookup(const zc_pack *p, uint32_t dev, uint64_t ino,
+                          uint64_t index, uint64_t *id);
+
+ZC_API const char *zc_pack_error(const zc_pack *p);
+
+/** Close; NULL is fine.  Not thread-safe: one object per thread. */
+ZC_API void zc_pack_close(zc_pack *p);
 
 /* ------------------------------------------------------------------------
  * Page contents
@@ -113,6 +257,13 @@ ZC_API int zc_content_open(const char *spec, size_t page_size, zc_content **out,
  *  new version.  Returns 0; -ZC_EIO; -ZC_EINVAL for NULL arguments. */
 ZC_API int zc_content_page(zc_content *src, uint32_t dev, uint64_t pageno,
                            uint64_t version, void *page);
+
+/** The same for page `index` of inode ino of file system dev (ino 0:
+ *  zc_content_page()).  Synthetic sources mix ino into the key; "pack:FILE"
+ *  looks the key up in the pack (-ZC_ENOENT if it is not there); "image"
+ *  has no file map and returns -ZC_EINVAL for ino != 0. */
+ZC_API int zc_content_file_page(zc_content *src, uint32_t dev, uint64_t ino,
+                                uint64_t index, uint64_t version, void *page);
 
 ZC_API void zc_content_close(zc_content *src);
 
@@ -203,6 +354,10 @@ typedef struct zc_ops_writer_options {
     uint32_t window;  /* distinct contents a reader keeps: 0 = 16384;
                          window * page_size at most 1 GiB */
     const char *meta; /* extra header fields, "key=value\n..." or NULL */
+    zc_pack_writer *pack; /* NULL, or where put contents are stored: the
+                             stream refers to them by pack id (header
+                             field pack=BASENAME; the pack must sit beside
+                             the stream).  Not owned. */
 } zc_ops_writer_options;
 
 /**
@@ -441,6 +596,11 @@ ZC_API int zc_mrc_create(zc_mrc **out);
 
 /** One access of page `page` of device `dev`.  0; -ZC_EINVAL; -ZC_ENOMEM. */
 ZC_API int zc_mrc_access(zc_mrc *m, uint32_t dev, uint64_t page);
+
+/** One access of page `index` of inode ino of file system dev (ino 0:
+ *  zc_mrc_access()).  0; -ZC_EINVAL; -ZC_ENOMEM. */
+ZC_API int zc_mrc_file_access(zc_mrc *m, uint32_t dev, uint64_t ino,
+                              uint64_t index);
 
 /** A request, split into pages as the replay does.  0; -ZC_EINVAL;
  *  -ZC_ENOMEM. */
