@@ -218,7 +218,7 @@ static void run_pages(const char *content_spec, uint64_t memory_pages,
     o.get_ns = 500;
     assert_int_equal(zc_replay_adapt(r, &o), 0);
     for (uint64_t i = 0; i < n; i++) {
-        zc_request q = {0, 0, false, fn(i, &g) * 4096, 4096};
+        zc_request q = {.offset = fn(i, &g) * 4096, .length = 4096};
         assert_int_equal(zc_replay_request(r, &q), 0);
     }
     assert_int_equal(zc_replay_stats_get(r, rs), 0);
@@ -296,7 +296,7 @@ static void test_known_rejected_pages_are_not_compressed_again(void **st)
     o.epoch = UINT64_MAX; /* stay at 50% */
     assert_int_equal(zc_replay_adapt(r, &o), 0);
     for (uint64_t i = 0; i < 5000; i++) {
-        zc_request q = {0, 0, false, below(&g, 300) * 4096, 4096};
+        zc_request q = {.offset = below(&g, 300) * 4096, .length = 4096};
         assert_int_equal(zc_replay_request(r, &q), 0);
     }
     assert_int_equal(zc_replay_stats_get(r, &rs), 0);
@@ -317,7 +317,7 @@ static void test_adapt_refuses_bad_setups(void **st)
     zc_replay *r;
     zc_cache *zc = zcache("");
     zc_content *content;
-    zc_request q = {0, 0, false, 0, 4096};
+    zc_request q = {.length = 4096};
     (void)st;
 
     assert_int_equal(zc_content_open("zero", 4096, &content, NULL, 0), 0);
