@@ -22,14 +22,24 @@
  *   image:FILE    the device image: page pageno is the bytes at offset
  *                 pageno * page_size (pread), zero past the end.  An image
  *                 has one version and one device: both are ignored.
+ *   pack:FILE     a content pack (pack.c): the content its key map gives
+ *                 (dev, 0, pageno); one content per key, so the version
+ *                 is ignored; a key not in the map is -ZC_ENOENT.
+ *
+ * Files' pages (zc_content_file_page(): page `index` of inode ino of file
+ * system dev) are the same question with one more number.  The synthetic
+ * sources and corpus chain ino into the key when it is not 0, so ino 0
+ * gives exactly zc_content_page()'s bytes; pack looks up (dev, ino,
+ * index); an image has no file map and refuses ino != 0 (-ZC_EINVAL).
  *
  * Data layout: one zc_content holds the ops of its source, the page size,
  * the seed, and for the file sources the path (for messages), the file
- * descriptor and size, and for corpus the read-only mapping of the file.
+ * descriptor and size, for corpus the read-only mapping of the file, and
+ * for pack the open pack.
  * Nothing is shared between objects and nothing is global, so sources are
- * independent.  Reading a page changes nothing in the object, but the
- * header promises no more than one object per thread, and that is all
- * callers may rely on.
+ * independent.  Reading a page changes nothing in the object but a
+ * pack's cache of decompressed blocks; the header promises no more than
+ * one object per thread, and that is all callers may rely on.
  *
  * Keys are mixed with splitmix64's finaliser, chained over (seed, dev,
  * pageno, version) with distinct constants per source, so the same key
@@ -64,12 +74,16 @@ static inline uint64_t mix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
+/* ino 0 (a block device's page) leaves the chain as it always was, so
+ * block traces keep their bytes; a file's inode is one more link. */
 static uint64_t key_hash(uint64_t salt, uint64_t seed, uint32_t dev,
-                         uint64_t pageno, uint64_t version)
+                         uint64_t ino, uint64_t pageno, uint64_t version)
 {
     uint64_t h = mix64(salt ^ seed);
 
     h = mix64(h ^ dev);
+    if (ino)
+        h = mix64(h ^ ino ^ 0x696e6f64652d3031ULL);
     h = mix64(h ^ pageno);
     return mix64(h ^ version);
 }
@@ -426,8 +440,9 @@ struct source_ops {
     const char *usage; /* as listed in messages */
     enum { ARG_NONE, ARG_SEED, ARG_FILE } arg;
     int (*open)(zc_content *c, const char *file, char *err, size_t errlen);
-    int (*page)(zc_content *c, uint32_t dev, uint64_t pageno, uint64_t version,
-                uint8_t *page);
+    int (*page)(zc_content *c, uint32_t dev, uint64_t ino, uint64_t pageno,
+                uint64_t version, uint8_t *page);
+    void (*close)(zc_content *c);
 };
 
 struct zc_content {
@@ -440,6 +455,7 @@ struct zc_content {
     uint64_t npages;    /* corpus: pages, the last maybe partial */
     const uint8_t *map; /* corpus: the file, read-only */
     size_t map_len;     /* corpus: bytes mapped */
+    zc_pack *pack;      /* pack */
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -455,32 +471,33 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 
 /* ---- zero, random ------------------------------------------------------ */
 
-static int zero_page(zc_content *c, uint32_t dev, uint64_t pageno,
+static int zero_page(zc_content *c, uint32_t dev, uint64_t ino, uint64_t pageno,
                      uint64_t version, uint8_t *page)
 {
     (void)dev;
+    (void)ino;
     (void)pageno;
     (void)version;
     memset(page, 0, c->page_size);
     return 0;
 }
 
-static int random_page(zc_content *c, uint32_t dev, uint64_t pageno,
-                       uint64_t version, uint8_t *page)
+static int random_page(zc_content *c, uint32_t dev, uint64_t ino,
+                       uint64_t pageno, uint64_t version, uint8_t *page)
 {
     struct rng g;
 
-    g.s = key_hash(0x72616e646f6d2d31ULL, c->seed, dev, pageno, version);
+    g.s = key_hash(0x72616e646f6d2d31ULL, c->seed, dev, ino, pageno, version);
     fill_random(&g, page, c->page_size);
     return 0;
 }
 
-static int synth_page(zc_content *c, uint32_t dev, uint64_t pageno,
-                      uint64_t version, uint8_t *page)
+static int synth_page(zc_content *c, uint32_t dev, uint64_t ino,
+                      uint64_t pageno, uint64_t version, uint8_t *page)
 {
     synth_page_bytes(
-        key_hash(0x73796e74682d3031ULL, c->seed, dev, pageno, version), page,
-        c->page_size);
+        key_hash(0x73796e74682d3031ULL, c->seed, dev, ino, pageno, version),
+        page, c->page_size);
     return 0;
 }
 
@@ -552,11 +569,13 @@ static int image_open(zc_content *c, const char *file, char *err, size_t errlen)
     return open_file(c, file, err, errlen);
 }
 
-static int image_page(zc_content *c, uint32_t dev, uint64_t pageno,
-                      uint64_t version, uint8_t *page)
+static int image_page(zc_content *c, uint32_t dev, uint64_t ino,
+                      uint64_t pageno, uint64_t version, uint8_t *page)
 {
     (void)dev;
     (void)version;
+    if (ino)
+        return -ZC_EINVAL; /* an image has no file map */
     if (pageno >= c->file_size / c->page_size + 1) {
         memset(page, 0, c->page_size);
         return 0;
@@ -600,11 +619,11 @@ static int corpus_open(zc_content *c, const char *file, char *err,
 
 /* Copy, never point into the map: the last page is partial, and a mapping
  * read past the file's last system page would fault. */
-static int corpus_page(zc_content *c, uint32_t dev, uint64_t pageno,
-                       uint64_t version, uint8_t *page)
+static int corpus_page(zc_content *c, uint32_t dev, uint64_t ino,
+                       uint64_t pageno, uint64_t version, uint8_t *page)
 {
-    uint64_t i =
-        key_hash(0x636f727075732d31ULL, 0, dev, pageno, version) % c->npages;
+    uint64_t i = key_hash(0x636f727075732d31ULL, 0, dev, ino, pageno, version) %
+                 c->npages;
     uint64_t off = i * c->page_size;
     size_t len = c->map_len - off < c->page_size ? (size_t)(c->map_len - off)
                                                  : c->page_size;
@@ -614,19 +633,54 @@ static int corpus_page(zc_content *c, uint32_t dev, uint64_t pageno,
     return 0;
 }
 
+/* ---- pack: a recording's own contents ------------------------------------ */
+
+static int pack_open(zc_content *c, const char *file, char *err, size_t errlen)
+{
+    int rc = zc_pack_open(file, &c->pack, err, errlen);
+
+    if (rc)
+        return rc;
+    if (zc_pack_page_size(c->pack) != c->page_size) {
+        set_err(err, errlen, "%s: pack of %zu-byte pages, not %zu", file,
+                zc_pack_page_size(c->pack), c->page_size);
+        return -ZC_EINVAL;
+    }
+    return 0;
+}
+
+/* A pack holds one content per key, as an image does: version is
+ * ignored. */
+static int pack_page(zc_content *c, uint32_t dev, uint64_t ino, uint64_t pageno,
+                     uint64_t version, uint8_t *page)
+{
+    uint64_t id;
+    int rc = zc_pack_lookup(c->pack, dev, ino, pageno, &id);
+
+    (void)version;
+    return rc ? rc : zc_pack_page(c->pack, id, page);
+}
+
+static void pack_close(zc_content *c)
+{
+    zc_pack_close(c->pack);
+}
+
 /* ---- the registry and the public API ----------------------------------- */
 
 static const struct source_ops sources[] = {
-    {"synth", "synth[:SEED]", ARG_SEED, NULL, synth_page},
-    {"zero", "zero", ARG_NONE, NULL, zero_page},
-    {"random", "random[:SEED]", ARG_SEED, NULL, random_page},
-    {"corpus", "corpus:FILE", ARG_FILE, corpus_open, corpus_page},
-    {"image", "image:FILE", ARG_FILE, image_open, image_page},
+    {"synth", "synth[:SEED]", ARG_SEED, NULL, synth_page, NULL},
+    {"zero", "zero", ARG_NONE, NULL, zero_page, NULL},
+    {"random", "random[:SEED]", ARG_SEED, NULL, random_page, NULL},
+    {"corpus", "corpus:FILE", ARG_FILE, corpus_open, corpus_page, NULL},
+    {"image", "image:FILE", ARG_FILE, image_open, image_page, NULL},
+    {"pack", "pack:FILE", ARG_FILE, pack_open, pack_page, pack_close},
 };
 #define NSOURCES (sizeof(sources) / sizeof(sources[0]))
 
 static const char known[] =
-    "sources: synth[:SEED], zero, random[:SEED], corpus:FILE, image:FILE";
+    "sources: synth[:SEED], zero, random[:SEED], corpus:FILE, image:FILE, "
+    "pack:FILE";
 
 /* A decimal seed, 0 .. 2^64-1, digits only (no sign, no blanks). */
 static int parse_seed(const char *s, uint64_t *out)
@@ -734,13 +788,23 @@ int zc_content_page(zc_content *src, uint32_t dev, uint64_t pageno,
 {
     if (!src || !page)
         return -ZC_EINVAL;
-    return src->ops->page(src, dev, pageno, version, page);
+    return src->ops->page(src, dev, 0, pageno, version, page);
+}
+
+int zc_content_file_page(zc_content *src, uint32_t dev, uint64_t ino,
+                         uint64_t index, uint64_t version, void *page)
+{
+    if (!src || !page)
+        return -ZC_EINVAL;
+    return src->ops->page(src, dev, ino, index, version, page);
 }
 
 void zc_content_close(zc_content *src)
 {
     if (!src)
         return;
+    if (src->ops->close)
+        src->ops->close(src);
     if (src->map)
         munmap((void *)src->map, src->map_len);
     if (src->fd >= 0)
