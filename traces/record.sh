@@ -2,58 +2,67 @@
 # Record the traces shipped in traces/ (see traces/README.md), as root, on a
 # machine like the project's (Debian 12): the file systems are filled from
 # this system's own files and from this source tree, so a new recording has
-# the same workloads but not the same bytes.
+# the same workloads but not the same bytes.  The workloads' scripts are in
+# traces/workloads/.
 #
-#   bash scripts/deps.sh && apt-get install -y sqlite3   # the tools
+#   bash scripts/deps.sh && apt-get install -y sqlite3 python3.11  # the tools
 #   cmake -S . -B build && cmake --build build           # zcache-tracefs, -replay
 #   bash traces/record.sh [NAME...]                      # all, or some
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rec=tools/zcache-record
 src=$(pwd)
+wl=$src/traces/workloads
 want=("$@")
-[ ${#want[@]} -gt 0 ] || want=(grep-headers build-libzcache sqlite-queries)
+[ ${#want[@]} -gt 0 ] || want=(grep-src build-c sqlite-oltp python-imports file-server)
 
 for name in "${want[@]}"; do
   case $name in
-  grep-headers)
-    # Search 9 MB of C headers twice under an 8 MiB memory limit: the second
-    # pass finds the pages evicted by the first.
-    $rec --out traces --size 128M --memory 8M \
-      --populate /usr/include/linux --populate /usr/include/x86_64-linux-gnu \
-      grep-headers -- sh -c \
-      'grep -r -c -E "struct [a-z_]+ \{" . > /dev/null; grep -r -l -i copyright . > /dev/null'
+  grep-src)
+    # 28 rounds of searches over 24 MB of C and C++ headers under a 12 MiB
+    # limit: a slow whole-tree search per round and quick subtree searches.
+    $rec --out traces --size 256M --memory 12M \
+      --populate /usr/include/c++ --populate /usr/include/linux \
+      --populate /usr/include/x86_64-linux-gnu --populate /usr/include/openssl \
+      grep-src -- sh "$wl/grep-src.sh"
     ;;
-  build-libzcache)
-    # Configure and build this library, its tools, tests and benchmarks with
-    # CMake and gcc under 64 MiB: the compilers' own memory pushes the
-    # sources and objects out of the page cache.
+  build-c)
+    # libzcache's C sources built three times (Release, Debug, RelWithDebInfo) with gcc -j2 under
+    # 64 MiB, the system headers read from the traced file system.
     tmp=$(mktemp -d)
     mkdir "$tmp/zcache"
     git -C "$src" archive HEAD src include tools cmake CMakeLists.txt LICENSE \
-      tests bench examples | tar -x -C "$tmp/zcache"
-    $rec --out traces --size 128M --memory 64M --page-cache 1M \
-      --populate "$tmp/zcache" build-libzcache -- sh -c \
-      'cmake -S zcache -B build > /dev/null && cmake --build build -j2 > /dev/null'
+      tests bench examples fuzz | tar -x -C "$tmp/zcache"
+    $rec --out traces --size 512M --memory 64M \
+      --populate "$tmp/zcache" --setup "bash $wl/build-setup.sh" \
+      build-c -- bash "$wl/build.sh"
     rm -rf "$tmp"
     ;;
-  sqlite-queries)
-    # A 60,000-row table of header lines (made before recording), then a
-    # scan, an index build, point lookups, an update and a grouping, under
-    # an 8 MiB limit.
-    $rec --out traces --size 128M --memory 8M --page-cache 2M \
-      --setup 'find /usr/include/linux -name "*.h" | sort | xargs cat | head -n 60000 > lines.txt &&
-        sqlite3 db.sqlite "PRAGMA page_size=4096" "PRAGMA journal_mode=DELETE" \
-          "CREATE TABLE src(id INTEGER PRIMARY KEY, line TEXT)" \
-          ".mode ascii" ".separator \"\037\" \"\n\"" ".import lines.txt src_in" \
-          "INSERT INTO src(line) SELECT * FROM src_in" "DROP TABLE src_in" \
-          "VACUUM" && rm lines.txt' \
-      sqlite-queries -- sqlite3 db.sqlite \
-        "SELECT count(*) FROM src WHERE line LIKE '%struct%'" \
-        "CREATE INDEX src_line ON src(line)" \
-        "WITH RECURSIVE k(n, id) AS (SELECT 0, 1 UNION ALL SELECT n + 1, abs(random()) % 60000 + 1 FROM k WHERE n < 3000) SELECT sum(length(line)) FROM src JOIN k USING (id)" \
-        "UPDATE src SET line = upper(line) WHERE id % 64 = 0" \
-        "SELECT substr(line, 1, 8) AS p, count(*) FROM src GROUP BY p ORDER BY 2 DESC LIMIT 5"
+  sqlite-oltp)
+    # 100,000 customer rows (26 MB) and 15,000 transactions of point reads
+    # (TPC-C's skewed NURand ids), a name range count and an update, under
+    # an 8 MiB limit; journal_mode=PERSIST.
+    awk -v N=15000 -f "$wl/sqlite-oltp.awk" > /tmp/sqlite-oltp.sql
+    $rec --out traces --size 256M --memory 8M \
+      --setup "bash $wl/sqlite-oltp-setup.sh" \
+      sqlite-oltp -- sh -c 'sqlite3 db.sqlite < /tmp/sqlite-oltp.sql > /dev/null'
+    rm -f /tmp/sqlite-oltp.sql
+    ;;
+  python-imports)
+    # 700 python3.11 runs from the traced file system (interpreter, loader,
+    # shared libraries, standard library), each importing a skewed random
+    # choice of modules, under 32 MiB.
+    $rec --out traces --size 256M --memory 32M \
+      --setup "bash $wl/python-imports-setup.sh" \
+      python-imports -- bash "$wl/python-imports.sh" py 700
+    ;;
+  file-server)
+    # 3,900 small files (Perl modules, Python packages, package docs: 17 MB)
+    # read whole 150,000 times with Zipf(0.9) popularity, in bursts, under
+    # 16 MiB (the reader, python3, takes about 8 of them).
+    $rec --out traces --size 256M --memory 16M \
+      --setup 'mkdir files && find /usr/share/perl/5.36 /usr/share/doc /usr/lib/python3/dist-packages -type f -size -24k ! -name "*.gz" ! -name "*.pyc" | sort | while read -r f; do mkdir -p "files$(dirname "$f")"; cp "$f" "files$f"; done && (cd files && find . -type f | sort) > list.txt' \
+      file-server -- sh -c "cd files && /usr/bin/python3.11 $wl/file-server.py ../list.txt 150000"
     ;;
   *) echo "record.sh: no trace named $name" >&2; exit 2 ;;
   esac

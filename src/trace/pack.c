@@ -471,7 +471,7 @@ static int add(struct zc_pack_writer *w, const uint8_t *pg, uint64_t *id)
     zc__hash128(pg, w->s.page_size, h);
     for (i = w->tab ? h[0] & w->tmask : 0; w->tab && w->tab[i].id1;
          i = (i + 1) & w->tmask) {
-        const uint8_t *old;
+        const uint8_t *old = NULL;
         if (w->tab[i].h[0] != h[0] || w->tab[i].h[1] != h[1])
             continue;
         if ((rc = stored_page(w, w->tab[i].id1 - 1, &old)))
