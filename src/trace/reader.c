@@ -234,7 +234,11 @@ static int inflate_more(struct zc__tfile *f)
             f->zin_end = got;
             f->zin_eof = got == 0;
         }
-        if (f->zret == 0 && f->zin_pos < f->zin_end)
+        if (f->zret == 0 && f->zin_pos == f->zin_end && f->zin_eof) {
+            f->eof = true; /* between frames: a clean end */
+            return check_entries(f);
+        }
+        if (f->zret == 0)
             f->frame_off = f->zin_off + f->zin_pos;
         in = (ZSTD_inBuffer){f->zin, f->zin_end, f->zin_pos};
         r = ZSTD_decompressStream(f->zstd, &out, &in);
@@ -248,14 +252,10 @@ static int inflate_more(struct zc__tfile *f)
         f->end += out.pos;
         if (out.pos)
             return 0;
-        if (f->zin_pos == f->zin_end && f->zin_eof) {
-            if (f->zret != 0)
-                return zc__tf_fail_at(f, f->frame_off,
-                                      "truncated zstd frame (the offset is "
-                                      "the frame's in the compressed file)");
-            f->eof = true;
-            return check_entries(f);
-        }
+        if (f->zin_pos == f->zin_end && f->zin_eof && f->zret != 0)
+            return zc__tf_fail_at(f, f->frame_off,
+                                  "truncated zstd frame (the offset is the "
+                                  "frame's in the compressed file)");
     }
 }
 
