@@ -28,8 +28,7 @@
  *            (index * page_size, count * page_size) below 2^64.  Nothing
  *            may follow the end record; a stream without it is an error.
  *
- * A denser encoding (an opcode for "same dev and ino as the previous
- * record") was measured and left out: see the writer's essay.
+ * Sizes measured on a synthetic stream are in the writer's essay.
  *
  * The text form: a first line "zca-text 1", header lines "meta KEY VALUE"
  * (VALUE: the rest of the line), then one record per line

@@ -13,12 +13,12 @@
  * bad one is a sticky -ZC_EINVAL: a stream whose writer failed must be
  * treated as incomplete, and close returns the first error.
  *
- * On size: with plain varints a sequential read of one page costs about 6
- * bytes before zstd (opcode, dt, dev, ino, index, count) and zstd -19
- * takes most of the repetition out (the dev and ino bytes repeat, the
- * index grows by one); an opcode for "same dev and ino as before" saves
- * bytes before compression but little after it, so the format keeps one
- * record shape (see the measured numbers in the commit that added this).
+ * On size: a synthetic stream of 1M accesses (64 files, 70% sequential
+ * one-page reads, 20% random multi-page reads, 10% writes, a resident
+ * sample every 10000) takes 12.2 bytes per access before zstd and 4.2
+ * after it at level 19.  A denser opcode (e.g. "same dev and ino as the
+ * previous record") has not been tried; it would have to be measured
+ * against these numbers before it earns a place in the format.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
