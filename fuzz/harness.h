@@ -9,10 +9,13 @@
  * result of zc_trace_open() and of the last zc_trace_next(), how many
  * requests came out, an order-dependent and an order-independent hash of
  * them, whether their times never went back, and the error message.
- * Draining checks what must hold whatever the input:
+ * Draining checks what must hold whatever the input (for a zstd-compressed
+ * input, which every reader decompresses, sizes, offsets and lines may be
+ * those of the decompressed bytes):
  *
  *   - every request has length > 0 and offset + length below 2^64; a
- *     block list's request is one whole page of device 0 at time 0;
+ *     block list's request is one whole page of device 0 at time 0; an
+ *     access stream's has ino != 0 and whole pages, others ino = flags = 0;
  *   - no more requests than the input has bytes (a reader that makes
  *     requests out of nothing would loop);
  *   - an error is -ZC_EFORMAT (memory files never fail to read) and its
@@ -56,6 +59,9 @@ struct fuzz_file {
     const uint8_t *data;
     size_t size;
     const char *path;
+    bool zstd;            /* data begins with the zstd frame magic */
+    uint64_t plain_size;  /* bytes the readers see: decompressed if zstd */
+    uint64_t plain_lines; /* lines of those bytes (an upper bound if zstd) */
 };
 
 /* Memory files: slots 0 .. FUZZ_SLOTS - 1; fuzz_reader() uses 0..2. */

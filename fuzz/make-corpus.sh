@@ -289,6 +289,86 @@ for p in 5 4503599627370496; do printf "$(int $p 8 le)"; done |
   seed fuzz_blocklist_u64 page-overflow
 printf '\x01\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00' | seed fuzz_blocklist_u64 odd-size
 
+# ---- access / access-text ---------------------------------------------------
+# The binary form (src/trace/access.h): a header whose Adler-32 is computed
+# here, then opcode + LEB128 varints; the writer compresses it with zstd,
+# and the seeds hold both the plain bytes and a compressed copy.
+
+adler32() { # adler32 < FILE: the checksum as an escaped little-endian u32
+  local a=1 b=0 c
+  for c in $(od -An -v -tu1); do
+    a=$(((a + c) % 65521))
+    b=$(((b + a) % 65521))
+  done
+  int $(((b << 16) | a)) 4 le
+}
+varint() { # varint VALUE (below 2^63): LEB128 escapes
+  local v=$1 s=""
+  while ((v >= 128)); do
+    s+=$(printf '\\x%02x' $(((v & 127) | 128)))
+    v=$((v >> 7))
+  done
+  printf '%s' "$s$(printf '\\x%02x' "$v")"
+}
+zca_header() { # zca_header FIELDS: the header, fields given with \n escapes
+  local tmp
+  tmp=$(mktemp)
+  printf '\x89ZCA\r\n\x1a\n\x01\x00\x00\x00' >"$tmp"
+  printf "$(int "$(printf "$1" | wc -c)" 4 le)" >>"$tmp"
+  printf "$1" >>"$tmp"
+  printf "$(adler32 <"$tmp")" >>"$tmp"
+  cat "$tmp"
+  rm -f "$tmp"
+}
+zrec() { # zrec OP VALUES...: one record
+  local op=$1 s v
+  shift
+  s=$(printf '\\x%02x' "$op")
+  for v in "$@"; do s+=$(varint "$v"); done
+  printf "$s"
+}
+zca_records() {
+  zrec 1 1000 $((8 << 20 | 17)) 12 0 4
+  zrec 4 500 $((8 << 20 | 17)) 1234
+  zrec 3 0 $((8 << 20 | 17)) 12 4 1
+  zrec 2 1000000000 $((259 << 20 | 3)) 4611686018427387903 7 2
+  zrec 1 1 4294967295 1 4503599627370494 1
+}
+za=fuzz_access
+{ zca_header 'page_size=4096\nmemory_limit=256M\npack=rec.zcp\n'; zca_records; zrec 126 5; } |
+  seed $za plain
+zstd -q -19 --check -c "$out/$za/seed-plain" | seed $za zstd
+{ zca_header 'page_size=512\n'; zrec 126 0; } | seed $za no-records
+{ zca_header 'page_size=4096\n'; zca_records; } | seed $za no-end
+{ zca_header 'page_size=4096\n'; zrec 1 1 1 0 0 1; zrec 126 1; } | seed $za inode-zero
+{ zca_header 'page_size=4096\n'; zrec 2 1 1 5 0 0; zrec 126 1; } | seed $za count-zero
+{ zca_header 'page_size=4096\n'; printf '\x01\x01\x01\x01\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff\x02'; } |
+  seed $za varint-overflow
+{ zca_header 'page_size=1000\n'; zrec 126 0; } | seed $za bad-page-size
+{ zca_header 'page_size=4096\n'; zrec 126 0; zrec 126 0; } | seed $za after-end
+head -c 40 "$out/$za/seed-plain" | seed $za truncated-header
+
+zt=fuzz_access_text
+seed $zt records <<'EOF'
+# an access stream
+zca-text 1
+meta page_size 4096
+meta memory_limit 256M
+0.000001000 r 8:17 12 0 4
+0.000001500 resident 8:17 1234
+0.000001500 m 8388625 12 4
+1.5 w 259:3 4611686018427387903 7 2
+18446744073.709551615 r 4095:1048575 1 4503599627370494
+end
+EOF
+printf 'zca-text 1\r\nmeta page_size 512\r\n1 r 0:0 1 0\r\nend\r\n' | seed $zt crlf
+printf 'zca-text 1\nmeta page_size 4096\n1 r 8:1 5 0\n' | seed $zt no-end
+printf 'zca-text 1\nmeta page_size 4096\n2 r 8:1 5 0\n1 r 8:1 5 0\nend\n' | seed $zt time-back
+printf 'zca-text 1\nmeta page_size 4096\n1 r 8:1 0 0\nend\n' | seed $zt inode-zero
+printf 'zca-text 1\nmeta page_size 4096\n1 r 8:1 5 18446744073709551615 2\nend\n' |
+  seed $zt index-overflow
+printf 'zca-text 1\nmeta page_size 4096\nend\n1 r 8:1 5 0\n' | seed $zt after-end
+
 # ---- auto: one of each sniffable format, and what sniffs as nothing --------
 
 au=fuzz_auto
@@ -300,6 +380,15 @@ cp "$out/$vs/seed-header-and-ops" "$out/$au/seed-vscsi"
 cp "$out/$vs/seed-comments-crlf" "$out/$au/seed-vscsi-no-header"
 cp "$out/$ds/seed-disksim-ms" "$out/$au/seed-disksim"
 cp "$out/$bl/seed-pages" "$out/$au/seed-blocklist-text"
+cp "$out/$za/seed-plain" "$out/$au/seed-access"
+cp "$out/$za/seed-zstd" "$out/$au/seed-access-zstd"
+cp "$out/$zt/seed-records" "$out/$au/seed-access-text"
+zstd -q -c "$out/$bp/seed-kinds-and-summary" | seed $au blkparse-zstd
+{
+  head -c 700 "$out/$bp/seed-life-of-a-read" | zstd -q -c
+  tail -c +701 "$out/$bp/seed-life-of-a-read" | zstd -q -c
+} | seed $au blkparse-two-frames
+zstd -q -c "$out/$bp/seed-kinds-and-summary" | head -c 60 | seed $au zstd-truncated
 seed $au empty </dev/null
 printf '# only comments\n\n# here\n' | seed $au comments-only
 printf 'GET / HTTP/1.1\r\nHost: example\r\n\r\n' | seed $au not-a-trace
