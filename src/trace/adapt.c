@@ -92,7 +92,7 @@ enum { G_UNKNOWN, G_STORED, G_SAME, G_REJECTED };
 
 struct ghost {
     uint64_t page;
-    uint32_t file; /* the replay's file number (files.h) of (dev, ino) */
+    uint32_t file;  /* the replay's file number (files.h) of (dev, ino) */
     uint32_t slot;  /* time slot, 1-based; the free list's link when free */
     uint32_t bytes; /* as counted in the byte tree */
     uint8_t state;
@@ -162,7 +162,8 @@ static void table_delete(struct zc__adapt *a, uint64_t i)
         j = (j + 1) & a->mask;
         if (!a->table[j])
             break;
-        k = zc__page_hash(a->g[a->table[j] - 1].file, a->g[a->table[j] - 1].page) &
+        k = zc__page_hash(a->g[a->table[j] - 1].file,
+                          a->g[a->table[j] - 1].page) &
             a->mask;
         if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
             a->table[i] = a->table[j];

@@ -49,8 +49,7 @@ int zc__files_id(struct zc__files *f, uint32_t dev, uint64_t ino,
         *file = f->last;
         return 0;
     }
-    if ((!f->table || ((uint64_t)f->n + 1) * 2 > f->mask + 1) &&
-        (rc = grow(f)))
+    if ((!f->table || ((uint64_t)f->n + 1) * 2 > f->mask + 1) && (rc = grow(f)))
         return rc;
     for (i = file_hash(dev, ino) & f->mask; f->table[i];
          i = (i + 1) & f->mask) {
@@ -63,9 +62,8 @@ int zc__files_id(struct zc__files *f, uint32_t dev, uint64_t ino,
     if (f->n == FILES_MAX)
         return -ZC_EINVAL;
     if (f->n == f->cap) {
-        uint32_t cap = f->cap ? (f->cap > FILES_MAX / 2 ? FILES_MAX
-                                                        : f->cap * 2)
-                              : 16;
+        uint32_t cap =
+            f->cap ? (f->cap > FILES_MAX / 2 ? FILES_MAX : f->cap * 2) : 16;
         struct zc__file *v = realloc(f->v, (size_t)cap * sizeof(*v));
         if (!v)
             return -ZC_ENOMEM;

@@ -29,8 +29,7 @@
  * open-addressing tables. */
 static inline uint64_t zc__page_hash(uint32_t file, uint64_t page)
 {
-    uint64_t h =
-        (page ^ ((uint64_t)file << 40) ^ file) * 0x9E3779B97F4A7C15ull;
+    uint64_t h = (page ^ ((uint64_t)file << 40) ^ file) * 0x9E3779B97F4A7C15ull;
     return h ^ (h >> 29);
 }
 

@@ -149,8 +149,7 @@ static int grow_table(zc_mrc *m)
         if (!m->tab[j].used)
             continue;
         for (i = zc__page_hash(m->tab[j].file, m->tab[j].page) & (n - 1);
-             t[i].used;
-             i = (i + 1) & (n - 1))
+             t[i].used; i = (i + 1) & (n - 1))
             ;
         t[i] = m->tab[j];
         m->owner[t[i].time] = i + 1;

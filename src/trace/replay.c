@@ -183,7 +183,7 @@ static void table_delete(struct zc_replay *r, uint64_t i)
         if (!r->table[j])
             break;
         k = zc__page_hash(r->nodes[r->table[j] - 1].file,
-                     r->nodes[r->table[j] - 1].page) &
+                          r->nodes[r->table[j] - 1].page) &
             r->mask;
         /* Move j back to i unless its home k lies cyclically in (i, j]. */
         if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
@@ -567,7 +567,8 @@ int zc_replay_set_page_cache(zc_replay *r, uint64_t pages)
             return -ZC_ENOMEM;
         mask = tsize - 1;
         for (uint32_t n = r->head; n != NIL; n = r->nodes[n].next) {
-            uint64_t i = zc__page_hash(r->nodes[n].file, r->nodes[n].page) & mask;
+            uint64_t i =
+                zc__page_hash(r->nodes[n].file, r->nodes[n].page) & mask;
             while (table[i])
                 i = (i + 1) & mask;
             table[i] = n + 1;
