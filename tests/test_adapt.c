@@ -64,6 +64,8 @@ static void make_request(uint64_t *g, zc_request *q, uint64_t i)
     q->offset = page * 4096;
     q->length = 4096 * (1 + below(g, 2));
     q->time_ns = 0;
+    q->ino = 0;
+    q->flags = 0;
 }
 
 /* Raw frames (compressor none, accept 100%), exclusive gets, LRU: every
@@ -144,7 +146,7 @@ static void test_moving_boundary_never_returns_stale_data(void **st)
         size_t n, moves = 0;
         bool was_off = false, back_on = false;
         uint64_t g = 7 + c;
-        zc_request q;
+        zc_request q = {0};
 
         assert_int_equal(zc_content_open("synth:9", 4096, &content, NULL, 0),
                          0);

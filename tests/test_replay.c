@@ -77,6 +77,8 @@ static void make_request(zt_rng *g, zc_request *q)
     q->offset = page * 4096 + (zt_rng_below(g, 4) ? 0 : 512);
     q->length = 512 * (1 + zt_rng_below(g, 16));
     q->time_ns = 0;
+    q->ino = 0;
+    q->flags = 0;
 }
 
 static uint64_t key_of(uint32_t dev, uint64_t page)
@@ -389,7 +391,7 @@ static zc_replay_stats replay_file(const char *path, uint64_t pc_pages,
     zc_trace *t;
     zc_replay *r;
     zc_replay_stats st;
-    zc_request q;
+    zc_request q = {0};
     char err[256];
     int rc;
 
@@ -482,7 +484,7 @@ static void test_mrc_reproduces_reference_lru_hits(void **state)
         const char *paths[1] = {path};
         zc_trace *t;
         zc_mrc *m;
-        zc_request q;
+        zc_request q = {0};
         int rc;
 
         assert_int_equal(shared_path(refs[i].file, path, sizeof(path)), 0);

@@ -813,7 +813,7 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
     zc_cache *zc;
     zc_replay *r = NULL;
     zc_ops_writer *w;
-    zc_request req;
+    zc_request req = {0};
     char err[512];
     double t0, next;
     int rc;

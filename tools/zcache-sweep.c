@@ -457,7 +457,7 @@ static void run_group(uint64_t pc_pages, struct job **group, size_t n,
     zc_content *content;
     zc_replay *r;
     zc_trace *t;
-    zc_request q;
+    zc_request q = {0};
     char err[512];
     int rc;
 
@@ -560,7 +560,7 @@ static void adapt_one(struct job *j)
     zc_replay *r = NULL;
     zc_trace *t = NULL;
     zc_cache *zc = NULL;
-    zc_request q;
+    zc_request q = {0};
     const zc_adapt_epoch *e;
     int rc;
 
