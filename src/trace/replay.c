@@ -21,9 +21,14 @@
  * device (one private pool per device, created on first sight), file key
  * = the device number (zc_filekey_from_ino(dev)), index = page number of
  * the device.  A file request (ino != 0, from an access stream) keys its
- * pages pool = the file system's dev (the same pool a block request of
- * that dev number would use), file key = zc_filekey_from_ino(ino), index
- * = page in the file.  Page contents come from the content source as
+ * pages pool = the file system's dev (one private pool per file system,
+ * created on first sight), file key = zc_filekey_from_ino(ino), index =
+ * page in the file.  A stream that mixes block requests of device D with
+ * file requests of a file system whose s_dev is D (a loop-device image
+ * traced both ways) gets two pools, as the kernel's block-device pages
+ * and the file system's pages belong to different super blocks: else the
+ * block page n of D (key D) and page n of inode D (key D) would be one
+ * zcache key.  A stream of one kind has exactly one pool per dev.  Page contents come from the content source as
  * (dev, page, version) or (dev, ino, index, version), the version
  * counting the page's writes, so a put always carries the page's latest
  * bytes.
@@ -98,9 +103,10 @@ struct zc_replay {
     uint64_t ver_mask, ver_used;
 
     struct zc__files files; /* file numbers of (dev, ino) */
-    uint32_t *pools;        /* stream pool -> device */
+    uint64_t *pools;        /* stream pool -> its POOL_KEY() */
     size_t npools, pools_cap;
-    uint32_t last_dev, last_pool; /* the last lookup (valid if npools) */
+    uint64_t last_pkey; /* the last lookup (valid if npools) */
+    uint32_t last_pool;
     uint8_t *page;                /* one page of content */
 };
 
@@ -236,25 +242,29 @@ static int emit(struct zc_replay *r, zc_op *op)
     return zc_player_op(r->player, op);
 }
 
-/* The stream pool of a device: created, with its init op, on first sight. */
-static int pool_of(struct zc_replay *r, uint32_t dev, uint32_t *pool)
+/* A pool's identity: the block device dev, or the file system dev. */
+#define POOL_KEY(dev, is_file) ((uint64_t)(dev) | (uint64_t)!!(is_file) << 32)
+
+/* The stream pool of a device or file system: created, with its init op,
+ * on first sight. */
+static int pool_of(struct zc_replay *r, uint64_t pkey, uint32_t *pool)
 {
     zc_op op;
     int rc;
 
-    if (r->npools && r->last_dev == dev) {
+    if (r->npools && r->last_pkey == pkey) {
         *pool = r->last_pool;
         return 0;
     }
     for (size_t i = 0; i < r->npools; i++)
-        if (r->pools[i] == dev) {
-            r->last_dev = dev;
+        if (r->pools[i] == pkey) {
+            r->last_pkey = pkey;
             *pool = r->last_pool = (uint32_t)i;
             return 0;
         }
     if (r->npools == r->pools_cap) {
         size_t cap = r->pools_cap ? r->pools_cap * 2 : 8;
-        uint32_t *t = realloc(r->pools, cap * sizeof(*t));
+        uint64_t *t = realloc(r->pools, cap * sizeof(*t));
         if (!t)
             return -ZC_ENOMEM;
         r->pools = t;
@@ -267,8 +277,8 @@ static int pool_of(struct zc_replay *r, uint32_t dev, uint32_t *pool)
     rc = emit(r, &op);
     if (rc)
         return rc;
-    r->pools[r->npools] = dev;
-    r->last_dev = dev;
+    r->pools[r->npools] = pkey;
+    r->last_pkey = pkey;
     *pool = r->last_pool = (uint32_t)r->npools++;
     return 0;
 }
@@ -282,7 +292,7 @@ static int make_op(struct zc_replay *r, zc_op_kind kind, uint32_t file,
                    uint64_t page, uint32_t flags, zc_op *op)
 {
     const struct zc__file *f = zc__files_get(&r->files, file);
-    int rc = pool_of(r, f->dev, &op->pool);
+    int rc = pool_of(r, POOL_KEY(f->dev, f->ino), &op->pool);
 
     if (rc)
         return rc;
