@@ -729,11 +729,12 @@ static void test_op_stream_of_file_keys_carries_the_inode(void **state)
          .offset = 3 * 4096,
          .length = 4096,
          .flags = ZC_REQ_MAPPED},
-        {.dev = 5, .ino = 101, .offset = 3 * 4096, .length = 4096},
+        /* inode 5 of file system 5: not block page 3 of device 5 */
+        {.dev = 5, .ino = 5, .offset = 3 * 4096, .length = 4096},
     };
     /* what each request's get must be: pool (in order of first sight),
      * key */
-    const uint64_t want[][2] = {{0, 100}, {1, 5}, {2, 100}, {0, 101}};
+    const uint64_t want[][2] = {{0, 100}, {1, 5}, {2, 100}, {0, 5}};
     (void)state;
 
     snprintf(path, sizeof(path), "/tmp/test_replay_ops_%d.txt", (int)getpid());
