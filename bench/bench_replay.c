@@ -90,7 +90,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "zc-bench-replay: bad arguments\n");
         return 2;
     }
-    reqs = malloc(nreq * sizeof(*reqs));
+    reqs = calloc(nreq, sizeof(*reqs)); /* ino 0, flags 0: block requests */
     if (!reqs)
         return 1;
     for (size_t i = 0; i < nreq; i++) {

@@ -64,6 +64,8 @@ static void make_request(uint64_t *g, zc_request *q, uint64_t i)
     q->offset = page * 4096;
     q->length = 4096 * (1 + below(g, 2));
     q->time_ns = 0;
+    q->ino = 0;
+    q->flags = 0;
 }
 
 /* Raw frames (compressor none, accept 100%), exclusive gets, LRU: every
@@ -144,7 +146,7 @@ static void test_moving_boundary_never_returns_stale_data(void **st)
         size_t n, moves = 0;
         bool was_off = false, back_on = false;
         uint64_t g = 7 + c;
-        zc_request q;
+        zc_request q = {0};
 
         assert_int_equal(zc_content_open("synth:9", 4096, &content, NULL, 0),
                          0);
@@ -386,6 +388,49 @@ static void test_options_parse_and_name_what_is_wrong(void **st)
                      -ZC_EINVAL);
 }
 
+/* File-keyed requests (several inodes of two file systems on the same
+ * indexes, and block pages) through an adaptive replay: verified, and
+ * its counters add up. */
+static void test_adaptive_replay_of_file_keys(void **st)
+{
+    zc_adapt_options o = {0};
+    zc_content *content;
+    zc_replay *r;
+    zc_cache *zc = zcache("");
+    zc_replay_stats rs;
+    uint64_t g = 3;
+    (void)st;
+
+    assert_int_equal(zc_content_open("synth:3", 4096, &content, NULL, 0), 0);
+    assert_int_equal(zc_replay_create(0, 4096, zc, content, &r), 0);
+    zc_replay_verify(r, true);
+    o.memory_bytes = 300 * 4096;
+    o.put_ns = 1000;
+    o.get_ns = 200;
+    o.start_percent = 50;
+    assert_int_equal(zc_replay_adapt(r, &o), 0);
+    for (uint64_t i = 0; i < 30000; i++) {
+        zc_request q = {0};
+        make_request(&g, &q, i);
+        q.dev += 8;
+        q.ino = below(&g, 4) ? 1 + below(&g, 3) : 0;
+        q.flags = below(&g, 3) ? 0 : ZC_REQ_MAPPED;
+        assert_int_equal(zc_replay_request(r, &q), 0);
+    }
+    assert_int_equal(zc_replay_stats_get(r, &rs), 0);
+    assert_int_equal(rs.zc_wrong, 0);
+    assert_true(rs.zc_hits > 0);
+    assert_true(zc_replay_adapt_log(r, &(const zc_adapt_epoch *){0}) > 0);
+    assert_int_equal(rs.reads + rs.writes, rs.accesses);
+    assert_int_equal(rs.zc_gets, rs.zc_hits + rs.disk_reads);
+    assert_true(rs.zc_gets <= rs.reads);
+    assert_true(rs.zc_puts + rs.zc_skipped == rs.pc_evictions);
+    assert_int_equal(zc_cache_check(zc), 0);
+    zc_replay_destroy(r);
+    zc_cache_destroy(zc);
+    zc_content_close(content);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -396,6 +441,7 @@ int main(void)
         cmocka_unit_test(test_known_rejected_pages_are_not_compressed_again),
         cmocka_unit_test(test_adapt_refuses_bad_setups),
         cmocka_unit_test(test_options_parse_and_name_what_is_wrong),
+        cmocka_unit_test(test_adaptive_replay_of_file_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -80,7 +80,7 @@ static void test_block_traces_through_the_page_cache_model(void **state)
             zc_trace *tr;
             zc_replay *r;
             zc_replay_stats st;
-            zc_request q;
+            zc_request q = {0};
             struct row row = {0};
             char what[128];
             int rc;

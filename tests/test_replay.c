@@ -77,6 +77,8 @@ static void make_request(zt_rng *g, zc_request *q)
     q->offset = page * 4096 + (zt_rng_below(g, 4) ? 0 : 512);
     q->length = 512 * (1 + zt_rng_below(g, 16));
     q->time_ns = 0;
+    q->ino = 0;
+    q->flags = 0;
 }
 
 static uint64_t key_of(uint32_t dev, uint64_t page)
@@ -389,7 +391,7 @@ static zc_replay_stats replay_file(const char *path, uint64_t pc_pages,
     zc_trace *t;
     zc_replay *r;
     zc_replay_stats st;
-    zc_request q;
+    zc_request q = {0};
     char err[256];
     int rc;
 
@@ -482,7 +484,7 @@ static void test_mrc_reproduces_reference_lru_hits(void **state)
         const char *paths[1] = {path};
         zc_trace *t;
         zc_mrc *m;
-        zc_request q;
+        zc_request q = {0};
         int rc;
 
         assert_int_equal(shared_path(refs[i].file, path, sizeof(path)), 0);
@@ -540,6 +542,319 @@ static void test_real_traces_raw_cross_check(void **state)
     }
 }
 
+/* ---- file-keyed requests (ino != 0) ----------------------------------- */
+
+/* A stream mixing block requests and the pages of a few inodes of two
+ * file systems, all on the same small page indexes, some mapped.  Inode
+ * numbers are never equal to a dev here, nor are they elsewhere: they only
+ * need to differ from each other. */
+static void make_file_request(zt_rng *g, zc_request *q)
+{
+    make_request(g, q);
+    q->dev = 5 + (uint32_t)zt_rng_below(g, 2);
+    q->ino = zt_rng_below(g, 4) ? 100 + zt_rng_below(g, 4) : 0;
+    q->flags = zt_rng_below(g, 5) ? 0 : ZC_REQ_MAPPED;
+}
+
+static uint64_t file_key_of(uint32_t dev, uint64_t ino, uint64_t page)
+{
+    assert_true(dev < 1u << 8 && ino < 1u << 16 && page < 1ull << 32);
+    return (uint64_t)dev << 48 | ino << 32 | page;
+}
+
+static void test_file_keyed_hits_equal_a_naive_lru(void **state)
+{
+    static const uint64_t caps[] = {0, 1, 7, 100, 1000, 5000};
+    (void)state;
+    for (size_t c = 0; c < sizeof(caps) / sizeof(*caps); c++) {
+        struct naive l = {calloc(caps[c] + 1, 8), 0, caps[c], 0};
+        zc_replay *r;
+        zc_replay_stats st;
+        zt_rng g;
+        uint64_t accesses = 0;
+
+        zt_rng_seed(&g, 177 + c);
+        assert_int_equal(zc_replay_create(caps[c], 4096, NULL, NULL, &r), 0);
+        for (int i = 0; i < 20000; i++) {
+            zc_request q;
+            make_file_request(&g, &q);
+            assert_int_equal(zc_replay_request(r, &q), 0);
+            for (uint64_t p = q.offset / 4096;
+                 p <= (q.offset + q.length - 1) / 4096; p++) {
+                naive_access(&l, file_key_of(q.dev, q.ino, p));
+                accesses++;
+            }
+        }
+        assert_int_equal(zc_replay_stats_get(r, &st), 0);
+        assert_int_equal(st.accesses, accesses);
+        assert_int_equal(st.pc_hits, l.hits);
+        assert_int_equal(st.reads + st.writes, st.accesses);
+        zc_replay_destroy(r);
+        free(l.keys);
+    }
+}
+
+/* What the sink saw: every put's bytes must be the content of its own
+ * (dev, ino, index) at its own version (counted here from the writes). */
+struct put_check {
+    zc_content *content;
+    uint32_t pool_dev[16];   /* stream pool -> dev, from the test's view */
+    uint64_t versions[4096]; /* by a small hash of the key: exact here */
+    uint64_t puts, gets;
+    unsigned char page[4096];
+};
+
+static unsigned key_slot(uint32_t dev, uint64_t ino, uint64_t page)
+{
+    /* devs 5..6, inos 0 or 100..103, pages < 3100: no collisions */
+    unsigned i = ino ? (unsigned)(ino - 99) : 0;
+    assert_true(page < 400); /* the tests below stay under it */
+    return ((dev - 5) * 5 + i) * 400 + (unsigned)page % 400;
+}
+
+static uint64_t op_ino(const zc_op *op)
+{
+    uint64_t ino;
+    memcpy(&ino, op->key.fh, sizeof(ino));
+    return ino;
+}
+
+static int check_put(void *ctx, const zc_op *op)
+{
+    struct put_check *pc = ctx;
+    uint64_t ino;
+    uint32_t dev;
+
+    if (op->kind != ZC_OP_PUT)
+        return 0;
+    /* the pool's dev comes from the ino key of block pages; file pages
+     * name their inode: find the dev by trying both file systems */
+    ino = op_ino(op);
+    pc->puts++;
+    for (dev = 5; dev <= 6; dev++) {
+        uint64_t file_ino = ino == dev ? 0 : ino;
+        uint64_t v;
+        if (ino < 100 && ino != dev)
+            continue;
+        v = pc->versions[key_slot(dev, file_ino, op->index)];
+        assert_int_equal(zc_content_file_page(pc->content, dev, file_ino,
+                                              op->index, v, pc->page),
+                         0);
+        if (!memcmp(pc->page, op->page, 4096))
+            return 0;
+    }
+    fail_msg("a put of key %llu index %llu carries another page's bytes",
+             (unsigned long long)ino, (unsigned long long)op->index);
+    return -1;
+}
+
+/* The same index in two inodes (and in the block device) are three
+ * pages: a write of one never invalidates another, a get of one never
+ * returns another's bytes, every put carries its own page's content. */
+static void test_file_pages_never_alias(void **state)
+{
+    zc_content *content;
+    zc_cache *zc = raw_zcache(600);
+    static struct put_check pc;
+    zc_replay *r;
+    zc_replay_stats st;
+    zt_rng g;
+    (void)state;
+
+    assert_int_equal(zc_content_open("synth:5", 4096, &content, NULL, 0), 0);
+    memset(&pc, 0, sizeof(pc));
+    pc.content = content;
+
+    /* By hand: inode 100's page 0 goes to the zcache; inode 101's page 0
+     * is written; inode 100's page 0 still hits there. */
+    assert_int_equal(zc_replay_create(1, 4096, zc, content, &r), 0);
+    zc_replay_verify(r, true);
+    {
+        zc_request a = {.dev = 5, .ino = 100, .length = 4096};
+        zc_request b = {.dev = 5, .ino = 101, .length = 4096, .write = true};
+        zc_request blk = {.dev = 5, .length = 4096, .write = true};
+        assert_int_equal(zc_replay_request(r, &a), 0);
+        assert_int_equal(zc_replay_request(r, &b), 0);   /* evicts a */
+        assert_int_equal(zc_replay_request(r, &blk), 0); /* evicts b */
+        assert_int_equal(zc_replay_request(r, &a), 0);
+    }
+    assert_int_equal(zc_replay_stats_get(r, &st), 0);
+    assert_int_equal(st.zc_hits, 1);
+    assert_int_equal(st.zc_wrong, 0);
+    zc_replay_destroy(r);
+
+    /* Random: contents checked at every put, gets verified. */
+    assert_int_equal(zc_replay_create(200, 4096, zc, content, &r), 0);
+    zc_replay_verify(r, true);
+    assert_int_equal(zc_replay_sink(r, check_put, &pc), 0);
+    zt_rng_seed(&g, 31);
+    for (int i = 0; i < 30000; i++) {
+        zc_request q;
+        make_file_request(&g, &q);
+        q.offset %= 390 * 4096;
+        assert_int_equal(zc_replay_request(r, &q), 0);
+        for (uint64_t p = q.offset / 4096;
+             q.write && p <= (q.offset + q.length - 1) / 4096; p++)
+            pc.versions[key_slot(q.dev, q.ino, p)]++;
+    }
+    assert_int_equal(zc_replay_stats_get(r, &st), 0);
+    assert_true(st.zc_hits > 1000);
+    assert_true(pc.puts > 1000);
+    assert_int_equal(st.zc_wrong, 0);
+    assert_int_equal(zc_cache_check(zc), 0);
+    zc_replay_destroy(r);
+    zc_content_close(content);
+    zc_cache_destroy(zc);
+}
+
+/* The op stream keys a file page pool = its file system, key = its inode,
+ * index = its page in the file; a block page key = the device, in a pool
+ * of its own. */
+static void test_op_stream_of_file_keys_carries_the_inode(void **state)
+{
+    char path[256];
+    zc_ops_writer_options wo = {.text = true};
+    zc_ops_writer *w;
+    zc_ops_reader *in;
+    zc_content *content;
+    zc_replay *r;
+    zc_op op;
+    int rc, inits = 0;
+    uint64_t ops[3] = {0};
+    const zc_request reqs[] = {
+        {.dev = 5, .ino = 100, .offset = 3 * 4096, .length = 4096},
+        {.dev = 5, .offset = 3 * 4096, .length = 4096},
+        {.dev = 6,
+         .ino = 100,
+         .offset = 3 * 4096,
+         .length = 4096,
+         .flags = ZC_REQ_MAPPED},
+        /* inode 5 of file system 5: not block page 3 of device 5 */
+        {.dev = 5, .ino = 5, .offset = 3 * 4096, .length = 4096},
+    };
+    /* what each request's get must be: pool (in order of first sight),
+     * key */
+    const uint64_t want[][2] = {{0, 100}, {1, 5}, {2, 100}, {0, 5}};
+    (void)state;
+
+    snprintf(path, sizeof(path), "/tmp/test_replay_ops_%d.txt", (int)getpid());
+    assert_int_equal(zc_content_open("synth", 4096, &content, NULL, 0), 0);
+    assert_int_equal(zc_ops_writer_open(path, &wo, &w, NULL, 0), 0);
+    assert_int_equal(zc_replay_create(0, 4096, NULL, content, &r), 0);
+    assert_int_equal(zc_replay_save_ops(r, w), 0);
+    for (size_t i = 0; i < sizeof(reqs) / sizeof(*reqs); i++)
+        assert_int_equal(zc_replay_request(r, &reqs[i]), 0);
+    zc_replay_destroy(r);
+    assert_int_equal(zc_ops_writer_close(w, NULL, 0), 0);
+
+    assert_int_equal(zc_ops_open(path, &in, NULL, 0), 0);
+    for (size_t i = 0; (rc = zc_ops_next(in, &op)) == 1;) {
+        if (op.kind == ZC_OP_INIT_FS) {
+            inits++;
+            continue;
+        }
+        assert_true(i < 4);
+        assert_int_equal(op.index, 3);
+        assert_int_equal(op.pool, want[i][0]);
+        assert_int_equal(op_ino(&op), want[i][1]);
+        ops[op.kind == ZC_OP_GET ? 0 : op.kind == ZC_OP_PUT ? 1 : 2]++;
+        if (op.kind == ZC_OP_PUT) /* no page cache: each get's put */
+            i++;
+    }
+    assert_int_equal(rc, 0);
+    assert_int_equal(inits, 3); /* dev 5's files, dev 5, dev 6's files */
+    assert_int_equal(ops[0], 4);
+    assert_int_equal(ops[1], 4);
+    assert_int_equal(ops[2], 0);
+    zc_ops_close(in);
+    zc_content_close(content);
+    unlink(path);
+}
+
+/* The curve of a file-keyed stream equals the replay's hits at every
+ * size, whether fed by requests or page by page. */
+static void test_mrc_of_file_keys_equals_the_replay(void **state)
+{
+    static const uint64_t caps[] = {0, 1, 3, 50, 333, 1000, 4000, 20000};
+    zc_mrc *m, *m2;
+    zt_rng g;
+    (void)state;
+
+    assert_int_equal(zc_mrc_create(&m), 0);
+    assert_int_equal(zc_mrc_create(&m2), 0);
+    zt_rng_seed(&g, 99);
+    for (int i = 0; i < 20000; i++) {
+        zc_request q;
+        make_file_request(&g, &q);
+        assert_int_equal(zc_mrc_request(m, &q, 4096), 0);
+        for (uint64_t p = q.offset / 4096;
+             p <= (q.offset + q.length - 1) / 4096; p++)
+            assert_int_equal(zc_mrc_file_access(m2, q.dev, q.ino, p), 0);
+    }
+    assert_int_equal(zc_mrc_accesses(m), zc_mrc_accesses(m2));
+    assert_int_equal(zc_mrc_distinct(m), zc_mrc_distinct(m2));
+    for (size_t c = 0; c < sizeof(caps) / sizeof(*caps); c++) {
+        zc_replay *r;
+        zc_replay_stats st;
+
+        zt_rng_seed(&g, 99);
+        assert_int_equal(zc_replay_create(caps[c], 4096, NULL, NULL, &r), 0);
+        for (int i = 0; i < 20000; i++) {
+            zc_request q;
+            make_file_request(&g, &q);
+            assert_int_equal(zc_replay_request(r, &q), 0);
+        }
+        assert_int_equal(zc_replay_stats_get(r, &st), 0);
+        assert_int_equal(zc_mrc_hits(m, caps[c]), st.pc_hits);
+        assert_int_equal(zc_mrc_hits(m2, caps[c]), st.pc_hits);
+        zc_replay_destroy(r);
+    }
+    /* ino 0 is the block page: the same key as zc_mrc_access() */
+    assert_int_equal(zc_mrc_access(m2, 5, 7), 0);
+    {
+        uint64_t d = zc_mrc_distinct(m2);
+        assert_int_equal(zc_mrc_file_access(m2, 5, 0, 7), 0);
+        assert_int_equal(zc_mrc_distinct(m2), d);
+        assert_int_equal(zc_mrc_file_access(m2, 5, 1, 7), 0);
+        assert_int_equal(zc_mrc_distinct(m2), d + 1);
+    }
+    zc_mrc_destroy(m);
+    zc_mrc_destroy(m2);
+}
+
+/* A page cache resized mid-run under a file-keyed stream is still the
+ * naive LRU of the new size (shrinking evicts file pages too). */
+static void test_resized_page_cache_with_file_keys(void **state)
+{
+    static const uint64_t sizes[] = {300, 20, 0, 1000, 5};
+    struct naive l = {calloc(1001, 8), 0, 0, 0};
+    zc_replay *r;
+    zc_replay_stats st;
+    zt_rng g;
+    (void)state;
+
+    assert_int_equal(zc_replay_create(1, 4096, NULL, NULL, &r), 0);
+    zt_rng_seed(&g, 4);
+    for (size_t k = 0; k < sizeof(sizes) / sizeof(*sizes); k++) {
+        assert_int_equal(zc_replay_set_page_cache(r, sizes[k]), 0);
+        if (l.n > sizes[k])
+            l.n = sizes[k];
+        l.cap = sizes[k];
+        for (int i = 0; i < 4000; i++) {
+            zc_request q;
+            make_file_request(&g, &q);
+            assert_int_equal(zc_replay_request(r, &q), 0);
+            for (uint64_t p = q.offset / 4096;
+                 p <= (q.offset + q.length - 1) / 4096; p++)
+                naive_access(&l, file_key_of(q.dev, q.ino, p));
+        }
+        assert_int_equal(zc_replay_stats_get(r, &st), 0);
+        assert_int_equal(st.pc_hits, l.hits);
+    }
+    zc_replay_destroy(r);
+    free(l.keys);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -552,6 +867,11 @@ int main(void)
         cmocka_unit_test(test_real_traces_raw_cross_check),
         cmocka_unit_test(test_mrc_equals_a_naive_lru_at_every_size),
         cmocka_unit_test(test_mrc_reproduces_reference_lru_hits),
+        cmocka_unit_test(test_file_keyed_hits_equal_a_naive_lru),
+        cmocka_unit_test(test_file_pages_never_alias),
+        cmocka_unit_test(test_op_stream_of_file_keys_carries_the_inode),
+        cmocka_unit_test(test_mrc_of_file_keys_equals_the_replay),
+        cmocka_unit_test(test_resized_page_cache_with_file_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "split_log.h"
+#include "trace_content.h"
 #include "zcache.h"
 #include "zcache_trace.h"
 
@@ -61,8 +62,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: " NAME " [OPTIONS] TRACE...\n"
             "\n"
-            "Replay a block trace through an LRU page cache in front of a "
-            "zcache.\n"
+            "Replay a block trace or an access stream through an LRU page "
+            "cache\nin front of a zcache.\n"
             "\n"
             "options:\n"
             "  --format NAME       trace format, or auto (default): see below\n"
@@ -75,9 +76,14 @@ static void usage(FILE *f)
             "                      allocator=zbud; 'off' for none (default: "
             "the library's\n"
             "                      defaults: capacity=64M,lzo,zsmalloc,lru)\n"
-            "  --content SOURCE    page contents: synth[:SEED] (default), "
-            "zero,\n"
-            "                      random[:SEED], corpus:FILE, image:FILE\n"
+            "  --content SOURCE    page contents: synth[:SEED], zero, "
+            "random[:SEED],\n"
+            "                      corpus:FILE, image:FILE (block pages "
+            "only), pack:FILE;\n"
+            "                      default: pack:PACK when the trace's "
+            "header names a\n"
+            "                      pack (resolved beside the trace), else "
+            "synth\n"
             "  --save-ops FILE     write the run's cleancache op stream with "
             "its contents:\n"
             "                      .zct (binary), or the text form if FILE "
@@ -362,8 +368,8 @@ static double ratio(uint64_t a, uint64_t b)
     X(zc_hits)                                                                 \
     X(disk_reads)                                                              \
     X(zc_puts)                                                                 \
-    X(zc_stored) X(resident_hits) X(pc_evictions) X(zc_wrong) X(zc_skipped)    \
-        X(zc_probes)
+    X(zc_stored)                                                               \
+    X(resident_hits) X(pc_evictions) X(zc_wrong) X(zc_skipped) X(zc_probes)
 
 #define ZC_FIELDS(X)                                                           \
     X(puts)                                                                    \
@@ -375,14 +381,16 @@ static double ratio(uint64_t a, uint64_t b)
     X(replaced)                                                                \
     X(exclusive_drops)                                                         \
     X(stored_pages)                                                            \
-    X(same_filled_pages) X(raw_pages) X(orig_data_size) X(compr_data_size)     \
-        X(mem_used_total) X(arena_bytes) X(meta_bytes) X(work_bytes)           \
-            X(reject_compress_poor) X(reject_nospace) X(reject_race)           \
-                X(reject_full) X(reject_inactive) X(raw_stored) X(dedup_hits)  \
-                    X(shared_pages) X(frag_bytes) X(compress_ns)               \
-                        X(compress_ns_rejected) X(decompress_ns)               \
-                            X(compactions) X(estimates)                        \
-                                X(compress_ns_estimates) X(pools) X(objects)
+    X(same_filled_pages)                                                       \
+    X(raw_pages)                                                               \
+    X(orig_data_size)                                                          \
+    X(compr_data_size) X(mem_used_total) X(arena_bytes) X(meta_bytes)          \
+        X(work_bytes) X(reject_compress_poor) X(reject_nospace) X(reject_race) \
+            X(reject_full) X(reject_inactive) X(raw_stored) X(dedup_hits)      \
+                X(shared_pages) X(frag_bytes) X(compress_ns)                   \
+                    X(compress_ns_rejected) X(decompress_ns) X(compactions)    \
+                        X(estimates) X(compress_ns_estimates) X(pools)         \
+                            X(objects)
 
 static void json_string(const char *s)
 {
@@ -813,12 +821,32 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
     zc_cache *zc;
     zc_replay *r = NULL;
     zc_ops_writer *w;
-    zc_request req;
+    zc_request req = {0};
     char err[512];
     double t0, next;
+    bool checked = false;
     int rc;
 
     zc = open_zcache(o);
+    topt.format = o->format;
+    topt.page_size = o->page_size;
+    rc = zc_trace_open(o->traces, o->ntraces, &topt, &t, err, sizeof(err));
+    if (rc) {
+        fprintf(stderr, NAME ": %s\n", err);
+        return rc == -ZC_ENOMEM ? 1 : 2;
+    }
+    if (!o->content_set) {
+        /* the pack the trace names, if any */
+        static char spec[4096];
+        rc = trace_content_default(t, o->traces[0], spec, sizeof(spec));
+        if (rc < 0) {
+            fprintf(stderr, NAME ": %s: the pack's path is too long\n",
+                    o->traces[0]);
+            return 2;
+        }
+        if (rc > 0)
+            o->content = spec;
+    }
     if (zc || o->save_ops) {
         rc = zc_content_open(o->content, o->page_size, &content, err,
                              sizeof(err));
@@ -826,13 +854,6 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
             fprintf(stderr, NAME ": --content: %s\n", err);
             return rc == -ZC_ENOMEM ? 1 : 2;
         }
-    }
-    topt.format = o->format;
-    topt.page_size = o->page_size;
-    rc = zc_trace_open(o->traces, o->ntraces, &topt, &t, err, sizeof(err));
-    if (rc) {
-        fprintf(stderr, NAME ": %s\n", err);
-        return rc == -ZC_ENOMEM ? 1 : 2;
     }
     *format = zc_trace_format(t);
     w = open_ops_writer(o, *format, NULL);
@@ -863,6 +884,17 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
             fprintf(stderr, NAME ": %s\n", zc_trace_error(t));
             abandon_ops(o);
             return 2;
+        }
+        if (req.ino && !checked) {
+            checked = true;
+            if (trace_content_check(content, o->content, &req, o->page_size,
+                                    err, sizeof(err))) {
+                if (o->progress)
+                    fputc('\n', stderr);
+                fprintf(stderr, NAME ": %s\n", err);
+                abandon_ops(o);
+                return 2;
+            }
         }
         rc = zc_replay_request(r, &req);
         if (rc) {

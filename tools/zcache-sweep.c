@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "split_log.h"
+#include "trace_content.h"
 #include "zcache.h"
 #include "zcache_trace.h"
 
@@ -71,7 +72,7 @@ static struct {
     int nsets, jobs;
     const char **traces;
     size_t ntraces;
-    bool adaptive;
+    bool adaptive, content_set;
     zc_adapt_options adapt;
 } o = {.content = "synth",
        .output = "text",
@@ -115,7 +116,10 @@ static void usage(FILE *f)
                "--adapt SPEC), its split\n"
                "                      over time in PREFIX-adaptive.csv with "
                "--plot\n"
-               "  --format, --page-size, --content   as zcache-replay\n"
+               "  --format, --page-size, --content   as zcache-replay (the "
+               "content's default:\n"
+               "                      pack:PACK when the trace's header "
+               "names a pack, else synth)\n"
                "  --jobs N            worker threads (default: the cores)\n"
                "  --memo SIZE         memory for compressing each distinct "
                "content once\n"
@@ -276,9 +280,10 @@ static void parse_args(int argc, char **argv)
             o.share_list = v;
         else if (!strcmp(a, "--format"))
             o.format = v;
-        else if (!strcmp(a, "--content"))
+        else if (!strcmp(a, "--content")) {
             o.content = v;
-        else if (!strcmp(a, "--output"))
+            o.content_set = true;
+        } else if (!strcmp(a, "--output"))
             o.output = v;
         else if (!strcmp(a, "--memo"))
             o.memo_mb = size_arg(v, false, "--memo") >> 20;
@@ -457,8 +462,9 @@ static void run_group(uint64_t pc_pages, struct job **group, size_t n,
     zc_content *content;
     zc_replay *r;
     zc_trace *t;
-    zc_request q;
+    zc_request q = {0};
     char err[512];
+    bool checked = false;
     int rc;
 
     for (size_t i = 0; i < n; i++) {
@@ -478,6 +484,12 @@ static void run_group(uint64_t pc_pages, struct job **group, size_t n,
         zc_replay_sink(r, sink, NULL))
         die(1, "%s", "cannot set up the page-cache model");
     while ((rc = zc_trace_next(t, &q)) == 1) {
+        if (q.ino && !checked) {
+            checked = true;
+            if (trace_content_check(content, o.content, &q, o.page_size, err,
+                                    sizeof(err)))
+                die(2, "%s", err);
+        }
         if (zc_replay_request(r, &q))
             die(1, "%s", "replay failed");
         if (mrc && zc_mrc_request(mrc, &q, o.page_size))
@@ -560,8 +572,9 @@ static void adapt_one(struct job *j)
     zc_replay *r = NULL;
     zc_trace *t = NULL;
     zc_cache *zc = NULL;
-    zc_request q;
+    zc_request q = {0};
     const zc_adapt_epoch *e;
+    bool checked = false;
     int rc;
 
     cfg.page_size = o.page_size;
@@ -581,12 +594,21 @@ static void adapt_one(struct job *j)
         j->rc = rc == -ZC_ENOMEM ? 1 : 2;
         goto out;
     }
-    while ((rc = zc_trace_next(t, &q)) == 1)
+    while ((rc = zc_trace_next(t, &q)) == 1) {
+        if (q.ino && !checked) {
+            checked = true;
+            if (trace_content_check(content, o.content, &q, o.page_size, j->err,
+                                    sizeof(j->err))) {
+                j->rc = 2;
+                goto out;
+            }
+        }
         if ((rc = zc_replay_request(r, &q))) {
             snprintf(j->err, sizeof(j->err), "%s", zc_strerror(rc));
             j->rc = 1;
             goto out;
         }
+    }
     if (rc < 0) {
         snprintf(j->err, sizeof(j->err), "%s", zc_trace_error(t));
         j->rc = 2;
@@ -1129,6 +1151,21 @@ int main(int argc, char **argv)
         zc_ops_close(r);
     } else if (zc_mrc_create(&mrc)) {
         die(1, "%s", "out of memory");
+    } else if (!o.content_set) {
+        /* the pack the trace names, if any */
+        static char spec[4096];
+        zc_trace_options to = {.format = o.format, .page_size = o.page_size};
+        zc_trace *t;
+        char err[512];
+        int rc;
+        if (zc_trace_open(o.traces, o.ntraces, &to, &t, err, sizeof(err)))
+            die(2, "%s", err);
+        rc = trace_content_default(t, o.traces[0], spec, sizeof(spec));
+        zc_trace_close(t);
+        if (rc < 0)
+            die(2, "%s: the pack's path is too long", o.traces[0]);
+        if (rc > 0)
+            o.content = spec;
     }
     if (o.share_list) {
         uint64_t m = size_arg(o.memory, false, "--memory");

@@ -57,7 +57,10 @@
  * Time slots: each access takes the next slot; when all 2 x capacity
  * slots are used, the live pages are renumbered in order and the trees
  * rebuilt (amortised O(1)).  The deepest page leaves when the stack is
- * full.  Pages are found through an open-addressing table.
+ * full.  Pages are found through an open-addressing table, keyed as the
+ * replay keys them: (file number, page), the file number standing for
+ * (dev, ino) (files.h), so block pages and the pages of every inode are
+ * distinct keys.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -66,6 +69,7 @@
 #include <string.h>
 
 #include "adapt.h"
+#include "files.h"
 
 #define NIL 0xFFFFFFFFu
 #define MAX_STEPS 100
@@ -88,7 +92,7 @@ enum { G_UNKNOWN, G_STORED, G_SAME, G_REJECTED };
 
 struct ghost {
     uint64_t page;
-    uint32_t dev;
+    uint32_t file;  /* the replay's file number (files.h) of (dev, ino) */
     uint32_t slot;  /* time slot, 1-based; the free list's link when free */
     uint32_t bytes; /* as counted in the byte tree */
     uint8_t state;
@@ -133,20 +137,14 @@ struct zc__adapt {
 
 /* ---- the stack ---------------------------------------------------------- */
 
-static inline uint64_t hash_key(uint32_t dev, uint64_t page)
-{
-    uint64_t h = (page ^ ((uint64_t)dev << 40) ^ dev) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 29);
-}
-
-static uint64_t find_slot(const struct zc__adapt *a, uint32_t dev,
+static uint64_t find_slot(const struct zc__adapt *a, uint32_t file,
                           uint64_t page, bool *found)
 {
-    uint64_t i = hash_key(dev, page) & a->mask;
+    uint64_t i = zc__page_hash(file, page) & a->mask;
 
     for (; a->table[i]; i = (i + 1) & a->mask) {
         const struct ghost *x = &a->g[a->table[i] - 1];
-        if (x->page == page && x->dev == dev) {
+        if (x->page == page && x->file == file) {
             *found = true;
             return i;
         }
@@ -164,7 +162,8 @@ static void table_delete(struct zc__adapt *a, uint64_t i)
         j = (j + 1) & a->mask;
         if (!a->table[j])
             break;
-        k = hash_key(a->g[a->table[j] - 1].dev, a->g[a->table[j] - 1].page) &
+        k = zc__page_hash(a->g[a->table[j] - 1].file,
+                          a->g[a->table[j] - 1].page) &
             a->mask;
         if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
             a->table[i] = a->table[j];
@@ -276,7 +275,7 @@ static void drop_oldest(struct zc__adapt *a)
         a->oldest++;
     gi = a->owner[a->oldest];
     unslot(a, gi);
-    table_delete(a, find_slot(a, a->g[gi].dev, a->g[gi].page, &f));
+    table_delete(a, find_slot(a, a->g[gi].file, a->g[gi].page, &f));
     a->g[gi].slot = a->free_g;
     a->free_g = gi;
     a->live--;
@@ -434,7 +433,7 @@ bool zc__adapt_epoch_over(const struct zc__adapt *a)
     return a->accesses >= a->epoch_end;
 }
 
-int zc__adapt_access(struct zc__adapt *a, uint32_t dev, uint64_t page,
+int zc__adapt_access(struct zc__adapt *a, uint32_t file, uint64_t page,
                      bool write)
 {
     uint64_t ts;
@@ -442,7 +441,7 @@ int zc__adapt_access(struct zc__adapt *a, uint32_t dev, uint64_t page,
     bool found;
 
     a->accesses++;
-    ts = find_slot(a, dev, page, &found);
+    ts = find_slot(a, file, page, &found);
     if (!found) {
         a->new_misses++;
         if (!write) {
@@ -452,7 +451,7 @@ int zc__adapt_access(struct zc__adapt *a, uint32_t dev, uint64_t page,
 
         if (a->live == a->cap) {
             drop_oldest(a);
-            ts = find_slot(a, dev, page, &found);
+            ts = find_slot(a, file, page, &found);
         }
         if (a->free_g != NIL) {
             gi = a->free_g;
@@ -461,7 +460,7 @@ int zc__adapt_access(struct zc__adapt *a, uint32_t dev, uint64_t page,
             gi = a->nused++;
         }
         a->g[gi].page = page;
-        a->g[gi].dev = dev;
+        a->g[gi].file = file;
         a->g[gi].state = G_UNKNOWN;
         a->g[gi].bytes = unknown_bytes(a);
         a->table[ts] = gi + 1;
@@ -523,11 +522,11 @@ int zc__adapt_access(struct zc__adapt *a, uint32_t dev, uint64_t page,
     return 0;
 }
 
-enum zc__adapt_plan zc__adapt_plan(struct zc__adapt *a, uint32_t dev,
+enum zc__adapt_plan zc__adapt_plan(struct zc__adapt *a, uint32_t file,
                                    uint64_t page)
 {
     bool found;
-    uint64_t ts = find_slot(a, dev, page, &found);
+    uint64_t ts = find_slot(a, file, page, &found);
     uint8_t state = found ? a->g[a->table[ts] - 1].state : G_UNKNOWN;
 
     if (a->zc[a->cur])
@@ -544,7 +543,7 @@ enum zc__adapt_plan zc__adapt_plan(struct zc__adapt *a, uint32_t dev,
                : ZC__ADAPT_SKIP;
 }
 
-void zc__adapt_learn(struct zc__adapt *a, uint32_t dev, uint64_t page,
+void zc__adapt_learn(struct zc__adapt *a, uint32_t file, uint64_t page,
                      int outcome, const zc_put_info *info)
 {
     bool found;
@@ -573,7 +572,7 @@ void zc__adapt_learn(struct zc__adapt *a, uint32_t dev, uint64_t page,
         a->admitted++;
         a->admitted_bytes += bytes;
     }
-    ts = find_slot(a, dev, page, &found);
+    ts = find_slot(a, file, page, &found);
     if (!found)
         return;
     gi = a->table[ts] - 1;

@@ -39,17 +39,19 @@ bool zc__adapt_epoch_over(const struct zc__adapt *a);
 int zc__adapt_decide(struct zc__adapt *a, const zc_stats *st,
                      const zc_replay_stats *rs);
 
-/* One page access, before the model runs it.  0 or -ZC_ENOMEM. */
-int zc__adapt_access(struct zc__adapt *a, uint32_t dev, uint64_t page,
+/* One page access, before the model runs it.  Pages are keyed (file,
+ * page): file is the replay's number of the page's (dev, ino) (files.h),
+ * so the pages of two inodes or devices never meet.  0 or -ZC_ENOMEM. */
+int zc__adapt_access(struct zc__adapt *a, uint32_t file, uint64_t page,
                      bool write);
 
-/* What to do with the eviction of (dev, page). */
-enum zc__adapt_plan zc__adapt_plan(struct zc__adapt *a, uint32_t dev,
+/* What to do with the eviction of (file, page). */
+enum zc__adapt_plan zc__adapt_plan(struct zc__adapt *a, uint32_t file,
                                    uint64_t page);
 
-/* What a put or a probe of (dev, page) found: the cache's answer (0
+/* What a put or a probe of (file, page) found: the cache's answer (0
  * admitted, a ZC_PUT_* reason) and its info. */
-void zc__adapt_learn(struct zc__adapt *a, uint32_t dev, uint64_t page,
+void zc__adapt_learn(struct zc__adapt *a, uint32_t file, uint64_t page,
                      int outcome, const zc_put_info *info);
 
 /* Candidate k's split and its counts since the start, as the model has

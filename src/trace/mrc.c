@@ -15,18 +15,21 @@
  * marks (one per distinct page) are renumbered 0..D-1 in time order and
  * the window doubles if they filled more than half of it, so memory stays
  * O(distinct pages) and each access costs O(log window).  Pages map to
- * their last time through an open-addressing table (linear probing).
+ * their last time through an open-addressing table (linear probing),
+ * keyed as the replay keys them: (file number, page), the file number
+ * standing for (dev, ino) (files.h; ino 0: the block device's pages).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "files.h"
 #include "zcache_trace.h"
 
 struct page_slot {
     uint64_t page;
-    uint32_t dev;
+    uint32_t file; /* zc__files number of (dev, ino) */
     uint32_t used;
     uint64_t time; /* window time of the page's mark */
 };
@@ -45,13 +48,9 @@ struct zc_mrc {
     uint64_t *hist;
     uint64_t hist_cap;
     uint64_t accesses;
-};
 
-static uint64_t hash_key(uint32_t dev, uint64_t page)
-{
-    uint64_t h = (page ^ ((uint64_t)dev << 40) ^ dev) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 29);
-}
+    struct zc__files files;
+};
 
 int zc_mrc_create(zc_mrc **out)
 {
@@ -84,6 +83,7 @@ void zc_mrc_destroy(zc_mrc *m)
     free(m->bit);
     free(m->owner);
     free(m->hist);
+    zc__files_free(&m->files);
     free(m);
 }
 
@@ -148,8 +148,8 @@ static int grow_table(zc_mrc *m)
         uint64_t i;
         if (!m->tab[j].used)
             continue;
-        for (i = hash_key(m->tab[j].dev, m->tab[j].page) & (n - 1); t[i].used;
-             i = (i + 1) & (n - 1))
+        for (i = zc__page_hash(m->tab[j].file, m->tab[j].page) & (n - 1);
+             t[i].used; i = (i + 1) & (n - 1))
             ;
         t[i] = m->tab[j];
         m->owner[t[i].time] = i + 1;
@@ -178,13 +178,12 @@ static int count(zc_mrc *m, uint64_t d)
     return 0;
 }
 
-int zc_mrc_access(zc_mrc *m, uint32_t dev, uint64_t page)
+/* One access of page `page` of file number `file`. */
+static int access_page(zc_mrc *m, uint32_t file, uint64_t page)
 {
     uint64_t i;
     int rc;
 
-    if (!m)
-        return -ZC_EINVAL;
     if (m->now == m->size) {
         /* The window is full: keep the live marks, doubling the window if
          * they take more than half of it. */
@@ -194,9 +193,9 @@ int zc_mrc_access(zc_mrc *m, uint32_t dev, uint64_t page)
     }
     if ((m->distinct + 1) * 2 > m->mask + 1 && (rc = grow_table(m)))
         return rc;
-    for (i = hash_key(dev, page) & m->mask; m->tab[i].used;
+    for (i = zc__page_hash(file, page) & m->mask; m->tab[i].used;
          i = (i + 1) & m->mask)
-        if (m->tab[i].page == page && m->tab[i].dev == dev)
+        if (m->tab[i].page == page && m->tab[i].file == file)
             break;
     if (m->tab[i].used) {
         uint64_t last = m->tab[i].time;
@@ -208,7 +207,7 @@ int zc_mrc_access(zc_mrc *m, uint32_t dev, uint64_t page)
         m->owner[last] = 0;
     } else {
         m->tab[i].used = 1;
-        m->tab[i].dev = dev;
+        m->tab[i].file = file;
         m->tab[i].page = page;
         m->distinct++;
     }
@@ -220,9 +219,28 @@ int zc_mrc_access(zc_mrc *m, uint32_t dev, uint64_t page)
     return 0;
 }
 
+int zc_mrc_file_access(zc_mrc *m, uint32_t dev, uint64_t ino, uint64_t index)
+{
+    uint32_t file;
+    int rc;
+
+    if (!m)
+        return -ZC_EINVAL;
+    if ((rc = zc__files_id(&m->files, dev, ino, &file)))
+        return rc;
+    return access_page(m, file, index);
+}
+
+int zc_mrc_access(zc_mrc *m, uint32_t dev, uint64_t page)
+{
+    return zc_mrc_file_access(m, dev, 0, page);
+}
+
 int zc_mrc_request(zc_mrc *m, const zc_request *req, size_t page_size)
 {
     uint64_t first, last;
+    uint32_t file;
+    int rc;
 
     if (!m || !req || page_size < 512 || (page_size & (page_size - 1)))
         return -ZC_EINVAL;
@@ -230,10 +248,12 @@ int zc_mrc_request(zc_mrc *m, const zc_request *req, size_t page_size)
         return 0;
     if (req->offset > UINT64_MAX - (req->length - 1))
         return -ZC_EINVAL;
+    if ((rc = zc__files_id(&m->files, req->dev, req->ino, &file)))
+        return rc;
     first = req->offset / page_size;
     last = (req->offset + req->length - 1) / page_size;
     for (uint64_t p = first;; p++) {
-        int rc = zc_mrc_access(m, req->dev, p);
+        rc = access_page(m, file, p);
         if (rc)
             return rc;
         if (p == last)

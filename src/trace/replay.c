@@ -16,18 +16,38 @@
  *                       flagged ZC_OP_PUT_ACTIVE if it was hit while in
  *                       the page cache (what zcache2's admission read)
  *
- * Pages are keyed like the kernel's block-device page cache: zcache pool =
- * the device (one private pool per device, created on first sight), file
- * key = the device, index = page number.  Page contents come from the
- * content source as (dev, page, version), the version counting the page's
- * writes, so a put always carries the page's latest bytes.
+ * Pages are keyed as cleancache keys them.  A block request (ino 0) keys
+ * its pages like the kernel's block-device page cache: zcache pool = the
+ * device (one private pool per device, created on first sight), file key
+ * = the device number (zc_filekey_from_ino(dev)), index = page number of
+ * the device.  A file request (ino != 0, from an access stream) keys its
+ * pages pool = the file system's dev (one private pool per file system,
+ * created on first sight), file key = zc_filekey_from_ino(ino), index =
+ * page in the file.  A stream that mixes block requests of device D with
+ * file requests of a file system whose s_dev is D (a loop-device image
+ * traced both ways) gets two pools, as the kernel's block-device pages
+ * and the file system's pages belong to different super blocks: else the
+ * block page n of D (key D) and page n of inode D (key D) would be one
+ * zcache key.  A stream of one kind has exactly one pool per dev.  Page contents come from the content source as
+ * (dev, page, version) or (dev, ino, index, version), the version
+ * counting the page's writes, so a put always carries the page's latest
+ * bytes.
  *
- * Data layout: the page cache is a fixed array of nodes (key and LRU
- * links, 32-bit indexes) and an open-addressing table of node indexes
- * (linear probing, backward-shift deletion, at most half full), so the
- * zcache-off path does one hash probe and a few link updates per access.
- * Versions of written pages live in a second open-addressing table that
- * grows; pages never written are version 0 and cost nothing.
+ * Data layout: the (dev, ino) pair of a request is interned once as a
+ * 32-bit file number (files.h), and pages are keyed (file, page).  The
+ * page cache is a fixed array of 24-byte nodes (key, LRU links as 32-bit
+ * indexes, two flag bytes in the padding) and an open-addressing table of
+ * node indexes (linear probing, backward-shift deletion, at most half
+ * full), so the zcache-off path does one hash probe and a few link
+ * updates per access.  Versions of written pages live in a second
+ * open-addressing table that grows; pages never written are version 0
+ * and cost nothing.
+ *
+ * A node remembers whether the page was last brought in or touched
+ * through a memory mapping (ZC_REQ_MAPPED), for a model that treats
+ * mapped pages as the kernel does (they start on the active list, and
+ * unmapping them costs); the LRU here ignores it: a mapped access is an
+ * access like any other.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -35,6 +55,7 @@
 #include <string.h>
 
 #include "adapt.h"
+#include "files.h"
 #include "player.h"
 #include "zcache_trace.h"
 
@@ -42,14 +63,17 @@
 
 struct node {
     uint64_t page;
-    uint32_t dev;
+    uint32_t file; /* zc__files number of (dev, ino) */
     uint32_t prev, next;
     uint8_t active; /* hit since it came in (in the padding: still 24 B) */
+    uint8_t mapped; /* last accessed through a mapping (not used by LRU) */
 };
+
+_Static_assert(sizeof(struct node) == 24, "a page-cache node is 24 bytes");
 
 struct ver_slot {
     uint64_t page;
-    uint32_t dev;
+    uint32_t file;
     uint32_t version; /* 0: empty slot (written pages are >= 1) */
 };
 
@@ -78,35 +102,31 @@ struct zc_replay {
     struct ver_slot *ver;
     uint64_t ver_mask, ver_used;
 
-    uint32_t *pools; /* stream pool -> device */
+    struct zc__files files; /* file numbers of (dev, ino) */
+    uint64_t *pools;        /* stream pool -> its POOL_KEY() */
     size_t npools, pools_cap;
-    uint32_t last_dev, last_pool; /* the last lookup (valid if npools) */
+    uint64_t last_pkey; /* the last lookup (valid if npools) */
+    uint32_t last_pool;
     uint8_t *page;                /* one page of content */
 };
 
-static inline uint64_t hash_key(uint32_t dev, uint64_t page)
-{
-    uint64_t h = (page ^ ((uint64_t)dev << 40) ^ dev) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 29);
-}
-
 /* ---- versions ----------------------------------------------------------- */
 
-static uint32_t version_of(const struct zc_replay *r, uint32_t dev,
+static uint32_t version_of(const struct zc_replay *r, uint32_t file,
                            uint64_t page)
 {
     uint64_t i;
 
     if (!r->ver)
         return 0;
-    for (i = hash_key(dev, page) & r->ver_mask; r->ver[i].version;
+    for (i = zc__page_hash(file, page) & r->ver_mask; r->ver[i].version;
          i = (i + 1) & r->ver_mask)
-        if (r->ver[i].page == page && r->ver[i].dev == dev)
+        if (r->ver[i].page == page && r->ver[i].file == file)
             return r->ver[i].version;
     return 0;
 }
 
-static int version_bump(struct zc_replay *r, uint32_t dev, uint64_t page)
+static int version_bump(struct zc_replay *r, uint32_t file, uint64_t page)
 {
     uint64_t i;
 
@@ -118,7 +138,7 @@ static int version_bump(struct zc_replay *r, uint32_t dev, uint64_t page)
         for (uint64_t j = 0; r->ver && j <= r->ver_mask; j++) {
             if (!r->ver[j].version)
                 continue;
-            for (i = hash_key(r->ver[j].dev, r->ver[j].page) & (n - 1);
+            for (i = zc__page_hash(r->ver[j].file, r->ver[j].page) & (n - 1);
                  t[i].version; i = (i + 1) & (n - 1))
                 ;
             t[i] = r->ver[j];
@@ -127,14 +147,14 @@ static int version_bump(struct zc_replay *r, uint32_t dev, uint64_t page)
         r->ver = t;
         r->ver_mask = n - 1;
     }
-    for (i = hash_key(dev, page) & r->ver_mask; r->ver[i].version;
+    for (i = zc__page_hash(file, page) & r->ver_mask; r->ver[i].version;
          i = (i + 1) & r->ver_mask)
-        if (r->ver[i].page == page && r->ver[i].dev == dev) {
+        if (r->ver[i].page == page && r->ver[i].file == file) {
             r->ver[i].version++;
             return 0;
         }
     r->ver[i].page = page;
-    r->ver[i].dev = dev;
+    r->ver[i].file = file;
     r->ver[i].version = 1;
     r->ver_used++;
     return 0;
@@ -142,14 +162,14 @@ static int version_bump(struct zc_replay *r, uint32_t dev, uint64_t page)
 
 /* ---- the page cache ----------------------------------------------------- */
 
-static uint64_t find_slot(const struct zc_replay *r, uint32_t dev,
+static uint64_t find_slot(const struct zc_replay *r, uint32_t file,
                           uint64_t page, bool *found)
 {
-    uint64_t i = hash_key(dev, page) & r->mask;
+    uint64_t i = zc__page_hash(file, page) & r->mask;
 
     for (; r->table[i]; i = (i + 1) & r->mask) {
         const struct node *n = &r->nodes[r->table[i] - 1];
-        if (n->page == page && n->dev == dev) {
+        if (n->page == page && n->file == file) {
             *found = true;
             return i;
         }
@@ -168,8 +188,8 @@ static void table_delete(struct zc_replay *r, uint64_t i)
         j = (j + 1) & r->mask;
         if (!r->table[j])
             break;
-        k = hash_key(r->nodes[r->table[j] - 1].dev,
-                     r->nodes[r->table[j] - 1].page) &
+        k = zc__page_hash(r->nodes[r->table[j] - 1].file,
+                          r->nodes[r->table[j] - 1].page) &
             r->mask;
         /* Move j back to i unless its home k lies cyclically in (i, j]. */
         if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
@@ -222,25 +242,29 @@ static int emit(struct zc_replay *r, zc_op *op)
     return zc_player_op(r->player, op);
 }
 
-/* The stream pool of a device: created, with its init op, on first sight. */
-static int pool_of(struct zc_replay *r, uint32_t dev, uint32_t *pool)
+/* A pool's identity: the block device dev, or the file system dev. */
+#define POOL_KEY(dev, is_file) ((uint64_t)(dev) | (uint64_t)!!(is_file) << 32)
+
+/* The stream pool of a device or file system: created, with its init op,
+ * on first sight. */
+static int pool_of(struct zc_replay *r, uint64_t pkey, uint32_t *pool)
 {
     zc_op op;
     int rc;
 
-    if (r->npools && r->last_dev == dev) {
+    if (r->npools && r->last_pkey == pkey) {
         *pool = r->last_pool;
         return 0;
     }
     for (size_t i = 0; i < r->npools; i++)
-        if (r->pools[i] == dev) {
-            r->last_dev = dev;
+        if (r->pools[i] == pkey) {
+            r->last_pkey = pkey;
             *pool = r->last_pool = (uint32_t)i;
             return 0;
         }
     if (r->npools == r->pools_cap) {
         size_t cap = r->pools_cap ? r->pools_cap * 2 : 8;
-        uint32_t *t = realloc(r->pools, cap * sizeof(*t));
+        uint64_t *t = realloc(r->pools, cap * sizeof(*t));
         if (!t)
             return -ZC_ENOMEM;
         r->pools = t;
@@ -253,28 +277,30 @@ static int pool_of(struct zc_replay *r, uint32_t dev, uint32_t *pool)
     rc = emit(r, &op);
     if (rc)
         return rc;
-    r->pools[r->npools] = dev;
-    r->last_dev = dev;
+    r->pools[r->npools] = pkey;
+    r->last_pkey = pkey;
     *pool = r->last_pool = (uint32_t)r->npools++;
     return 0;
 }
 
-static int adaptive_put(struct zc_replay *r, uint32_t dev, uint64_t page,
+static int adaptive_put(struct zc_replay *r, uint32_t file, uint64_t page,
                         uint32_t flags);
 
-/* An op of a kind on the page (dev, page), no content yet. */
-static int make_op(struct zc_replay *r, zc_op_kind kind, uint32_t dev,
+/* An op of a kind on the page (file, page), no content yet: pool = the
+ * dev, key = the inode, or the dev itself for a block device's page. */
+static int make_op(struct zc_replay *r, zc_op_kind kind, uint32_t file,
                    uint64_t page, uint32_t flags, zc_op *op)
 {
-    int rc = pool_of(r, dev, &op->pool);
+    const struct zc__file *f = zc__files_get(&r->files, file);
+    int rc = pool_of(r, POOL_KEY(f->dev, f->ino), &op->pool);
 
     if (rc)
         return rc;
     op->kind = kind;
     op->flags = flags;
-    /* zc_filekey_from_ino(dev), without the call */
+    /* zc_filekey_from_ino(ino or dev), without the call */
     {
-        uint64_t ino = dev;
+        uint64_t ino = f->ino ? f->ino : f->dev;
         memset(&op->key, 0, sizeof(op->key));
         memcpy(op->key.fh, &ino, sizeof(ino));
     }
@@ -284,15 +310,26 @@ static int make_op(struct zc_replay *r, zc_op_kind kind, uint32_t dev,
     return 0;
 }
 
-/* An op on the page (dev, page). */
-static int page_op(struct zc_replay *r, zc_op_kind kind, uint32_t dev,
+/* The latest content of the page (file, page) into r->page. */
+static int content_of(struct zc_replay *r, uint32_t file, uint64_t page)
+{
+    const struct zc__file *f = zc__files_get(&r->files, file);
+    uint64_t v = version_of(r, file, page);
+
+    if (!f->ino)
+        return zc_content_page(r->content, f->dev, page, v, r->page);
+    return zc_content_file_page(r->content, f->dev, f->ino, page, v, r->page);
+}
+
+/* An op on the page (file, page). */
+static int page_op(struct zc_replay *r, zc_op_kind kind, uint32_t file,
                    uint64_t page, uint32_t flags)
 {
     zc_op op;
     int rc;
 
     if (kind == ZC_OP_PUT && r->adapt)
-        return adaptive_put(r, dev, page, flags);
+        return adaptive_put(r, file, page, flags);
     if (!r->zc && !r->ops && !r->sink) {
         /* Nothing to drive: count as the player would, without ops. */
         zc_replay_stats *st = zc__player_stats(r->player);
@@ -306,12 +343,11 @@ static int page_op(struct zc_replay *r, zc_op_kind kind, uint32_t dev,
         }
         return 0;
     }
-    rc = make_op(r, kind, dev, page, flags, &op);
+    rc = make_op(r, kind, file, page, flags, &op);
     if (rc)
         return rc;
     if (kind == ZC_OP_PUT && (r->zc || r->ops || r->sink)) {
-        rc = zc_content_page(r->content, dev, page, version_of(r, dev, page),
-                             r->page);
+        rc = content_of(r, file, page);
         if (rc)
             return rc;
         op.page = r->page;
@@ -321,10 +357,10 @@ static int page_op(struct zc_replay *r, zc_op_kind kind, uint32_t dev,
 
 /* An eviction in adaptive mode: put, dropped, or probed, as the controller
  * says; what a put or probe finds goes back to it. */
-static int adaptive_put(struct zc_replay *r, uint32_t dev, uint64_t page,
+static int adaptive_put(struct zc_replay *r, uint32_t file, uint64_t page,
                         uint32_t flags)
 {
-    enum zc__adapt_plan plan = zc__adapt_plan(r->adapt, dev, page);
+    enum zc__adapt_plan plan = zc__adapt_plan(r->adapt, file, page);
     zc_replay_stats *st = zc__player_stats(r->player);
     zc_put_info info;
     zc_op op;
@@ -336,8 +372,7 @@ static int adaptive_put(struct zc_replay *r, uint32_t dev, uint64_t page,
         if (plan == ZC__ADAPT_SKIP)
             return 0;
     }
-    rc = zc_content_page(r->content, dev, page, version_of(r, dev, page),
-                         r->page);
+    rc = content_of(r, file, page);
     if (rc)
         return rc;
     if (plan == ZC__ADAPT_PROBE) {
@@ -345,10 +380,10 @@ static int adaptive_put(struct zc_replay *r, uint32_t dev, uint64_t page,
         outcome = zc_estimate_page(r->zc, r->page, &info);
         if (outcome < 0)
             return outcome;
-        zc__adapt_learn(r->adapt, dev, page, outcome, &info);
+        zc__adapt_learn(r->adapt, file, page, outcome, &info);
         return 0;
     }
-    rc = make_op(r, ZC_OP_PUT, dev, page, flags, &op);
+    rc = make_op(r, ZC_OP_PUT, file, page, flags, &op);
     if (rc)
         return rc;
     op.page = r->page;
@@ -356,7 +391,7 @@ static int adaptive_put(struct zc_replay *r, uint32_t dev, uint64_t page,
     rc = zc__player_put(r->player, &op, &info, &outcome);
     if (rc)
         return rc;
-    zc__adapt_learn(r->adapt, dev, page, outcome, &info);
+    zc__adapt_learn(r->adapt, file, page, outcome, &info);
     return 0;
 }
 
@@ -404,17 +439,17 @@ static int evict_tail(struct zc_replay *r, uint32_t *n)
     uint64_t vs;
 
     *n = r->tail;
-    vs = find_slot(r, r->nodes[*n].dev, r->nodes[*n].page, &f);
+    vs = find_slot(r, r->nodes[*n].file, r->nodes[*n].page, &f);
     table_delete(r, vs);
     lru_unlink(r, *n);
     r->used--;
-    return page_op(r, ZC_OP_PUT, r->nodes[*n].dev, r->nodes[*n].page,
+    return page_op(r, ZC_OP_PUT, r->nodes[*n].file, r->nodes[*n].page,
                    r->nodes[*n].active ? ZC_OP_PUT_ACTIVE : 0);
 }
 
-/* One page access. */
-static int access_page(struct zc_replay *r, uint32_t dev, uint64_t page,
-                       bool write)
+/* One page access (mapped: through a memory mapping). */
+static int access_page(struct zc_replay *r, uint32_t file, uint64_t page,
+                       bool write, uint8_t mapped)
 {
     bool found;
     uint64_t slot;
@@ -424,36 +459,37 @@ static int access_page(struct zc_replay *r, uint32_t dev, uint64_t page,
     if (r->adapt) {
         if (zc__adapt_epoch_over(r->adapt) && (rc = adapt_epoch(r)))
             return rc;
-        if ((rc = zc__adapt_access(r->adapt, dev, page, write)))
+        if ((rc = zc__adapt_access(r->adapt, file, page, write)))
             return rc;
     }
-    slot = find_slot(r, dev, page, &found);
+    slot = find_slot(r, file, page, &found);
     if (found) {
         n = r->table[slot] - 1;
         r->nodes[n].active = 1;
+        r->nodes[n].mapped = mapped;
         if (n != r->head) {
             lru_unlink(r, n);
             lru_push_front(r, n);
         }
         if (!write)
             return page_cache_hit(r);
-        rc = page_op(r, ZC_OP_INVALIDATE_PAGE, dev, page, ZC_OP_WRITE_HIT);
-        return rc ? rc : version_bump(r, dev, page);
+        rc = page_op(r, ZC_OP_INVALIDATE_PAGE, file, page, ZC_OP_WRITE_HIT);
+        return rc ? rc : version_bump(r, file, page);
     }
 
     /* A miss: a read tries the zcache, a write drops any copy there. */
     if (write) {
-        rc = page_op(r, ZC_OP_INVALIDATE_PAGE, dev, page, ZC_OP_WRITE_MISS);
+        rc = page_op(r, ZC_OP_INVALIDATE_PAGE, file, page, ZC_OP_WRITE_MISS);
         if (!rc)
-            rc = version_bump(r, dev, page);
+            rc = version_bump(r, file, page);
     } else {
-        rc = page_op(r, ZC_OP_GET, dev, page, 0);
+        rc = page_op(r, ZC_OP_GET, file, page, 0);
     }
     if (rc)
         return rc;
     if (r->cap == 0) {
         /* No page cache: the page passes through and is evicted at once. */
-        return page_op(r, ZC_OP_PUT, dev, page, 0);
+        return page_op(r, ZC_OP_PUT, file, page, 0);
     }
     if (r->used < r->cap) {
         if (r->free_node != NIL) {
@@ -469,11 +505,12 @@ static int access_page(struct zc_replay *r, uint32_t dev, uint64_t page,
             return rc;
         r->used++;
         /* The slot found before may have moved: look again. */
-        slot = find_slot(r, dev, page, &found);
+        slot = find_slot(r, file, page, &found);
     }
-    r->nodes[n].dev = dev;
+    r->nodes[n].file = file;
     r->nodes[n].page = page;
     r->nodes[n].active = 0;
+    r->nodes[n].mapped = mapped;
     r->table[slot] = n + 1;
     lru_push_front(r, n);
     return 0;
@@ -540,7 +577,8 @@ int zc_replay_set_page_cache(zc_replay *r, uint64_t pages)
             return -ZC_ENOMEM;
         mask = tsize - 1;
         for (uint32_t n = r->head; n != NIL; n = r->nodes[n].next) {
-            uint64_t i = hash_key(r->nodes[n].dev, r->nodes[n].page) & mask;
+            uint64_t i =
+                zc__page_hash(r->nodes[n].file, r->nodes[n].page) & mask;
             while (table[i])
                 i = (i + 1) & mask;
             table[i] = n + 1;
@@ -564,6 +602,9 @@ int zc_replay_set_page_cache(zc_replay *r, uint64_t pages)
 int zc_replay_request(zc_replay *r, const zc_request *req)
 {
     uint64_t first, last;
+    uint32_t file;
+    uint8_t mapped;
+    int rc;
 
     if (!r || !req)
         return -ZC_EINVAL;
@@ -571,11 +612,14 @@ int zc_replay_request(zc_replay *r, const zc_request *req)
         return 0;
     if (req->offset > UINT64_MAX - (req->length - 1))
         return -ZC_EINVAL;
+    if ((rc = zc__files_id(&r->files, req->dev, req->ino, &file)))
+        return rc;
     r->requests++;
+    mapped = (req->flags & ZC_REQ_MAPPED) != 0;
     first = req->offset >> r->page_shift;
     last = (req->offset + req->length - 1) >> r->page_shift;
     for (uint64_t p = first;; p++) {
-        int rc = access_page(r, req->dev, p, req->write);
+        rc = access_page(r, file, p, req->write, mapped);
         if (rc)
             return rc;
         if (p == last)
@@ -658,6 +702,7 @@ void zc_replay_destroy(zc_replay *r)
     free(r->ver);
     free(r->pools);
     free(r->page);
+    zc__files_free(&r->files);
     zc__adapt_destroy(r->adapt);
     zc_player_destroy(r->player);
     free(r);

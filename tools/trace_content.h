@@ -1,0 +1,36 @@
+/*
+ * trace_content.h - which content source a trace's pages take, and
+ * whether it can give them.  Shared by zcache-replay and zcache-sweep.
+ *
+ * An access stream recorded with a content pack names it in its header
+ * (pack=NAME, beside the stream): without --content, the tools read the
+ * pages from "pack:" + that path.  Some sources (image:FILE) have only
+ * block pages; a file-keyed request through them is refused with a
+ * message that says what to use instead, before the replay starts.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef ZC_TOOLS_TRACE_CONTENT_H
+#define ZC_TOOLS_TRACE_CONTENT_H
+
+#include <stddef.h>
+
+#include "zcache_trace.h"
+
+/** The content source of trace t opened from trace_path when none was
+ *  given: "pack:" + the pack its header names, resolved beside
+ *  trace_path (an absolute name as it is), into spec[len].  Returns 1 if
+ *  the header names a pack, 0 if not (spec untouched), -1 if the path
+ *  does not fit. */
+int trace_content_default(const zc_trace *t, const char *trace_path, char *spec,
+                          size_t len);
+
+/** Whether src (opened from spec) gives the pages of request req: 0, or
+ *  -1 with a one-line message in err[errlen] when req is file-keyed and
+ *  the source has no file pages.  Block requests always pass; other
+ *  errors are left to the replay, which meets them in turn. */
+int trace_content_check(zc_content *src, const char *spec,
+                        const zc_request *req, size_t page_size, char *err,
+                        size_t errlen);
+
+#endif
