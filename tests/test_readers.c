@@ -1126,8 +1126,9 @@ static void test_unrecognised_content_lists_the_formats(void **state)
 static void test_format_names_are_listed_with_docs(void **state)
 {
     static const char *const want[] = {
-        "blkparse",       "blktrace",      "disksim",      "vscsi",
-        "blocklist-text", "blocklist-u32", "blocklist-u64"};
+        "blkparse",      "blktrace",       "disksim",
+        "vscsi",         "blocklist-text", "blocklist-u32",
+        "blocklist-u64", "access",         "access-text"};
     size_t n = 0;
 
     (void)state;

@@ -861,6 +861,111 @@ static void test_header_fields_survive_both_forms(void **state)
     }
 }
 
+/* ---- streams with a content pack ---------------------------------------- */
+
+static void test_a_stream_with_a_pack_reads_back_as_one_without(void **state)
+{
+    static const zc_ops_writer_options opts[] = {
+        {.level = 1},
+        {.level = 1, .window = 3}, /* contents defined again and again */
+        {.level = -1, .window = 1},
+    };
+    struct seq s = make_seq(11, 20000);
+    const char *plain = path_of("plain.zct"), *packed = path_of("packed.zct");
+    const char *pk = path_of("packed.zcp");
+    (void)state;
+
+    write_seq(plain, &s, &opts[0]);
+    check_seq(plain, &s);
+    for (size_t i = 0; i < sizeof(opts) / sizeof(*opts); i++) {
+        zc_ops_writer_options o = opts[i];
+        zc_pack_writer *pw;
+        zc_ops_reader *r;
+        size_t n1, n2;
+        unsigned char *b1, *b2;
+
+        assert_int_equal(zc_pack_writer_open(pk, PS, 1, &pw, NULL, 0), 0);
+        o.pack = pw;
+        write_seq(packed, &s, &o);
+        assert_int_equal(zc_pack_writer_close(pw, NULL, 0), 0);
+        check_seq(packed, &s);
+        assert_int_equal(zc_ops_open(packed, &r, NULL, 0), 0);
+        assert_string_equal(zc_ops_meta(r, "pack"), "packed.zcp");
+        zc_ops_close(r);
+        if (i == 0) { /* the same ops, the bytes moved to the pack */
+            b1 = read_file(plain, &n1);
+            b2 = read_file(packed, &n2);
+            assert_true(n2 < n1);
+            free(b1);
+            free(b2);
+        }
+    }
+    free_seq(&s);
+}
+
+static void test_a_stream_needs_its_pack(void **state)
+{
+    const char *p = path_of("needs.zct"), *pk = path_of("needs.zcp");
+    struct seq s = make_seq(5, 300);
+    zc_ops_writer_options o = {.level = 1};
+    zc_pack_writer *pw;
+    char msg[512];
+    (void)state;
+
+    /* init_fs 0 4096 ; content 12 id 0 ; end 1 */
+    static const unsigned char r[] = {1, 0, 0x80, 0x20, 0x12, 0, 0x7E, 1};
+    forge(p, 1, "page_size=4096\nwindow=2\n", r, sizeof(r));
+    expect_error(p, "without a pack");
+    forge(p, 1, "page_size=4096\nwindow=2\npack=../x.zcp\n", r, sizeof(r));
+    expect_error(p, "pack=../x.zcp");
+    forge(p, 1, "page_size=4096\nwindow=2\npack=sub/x.zcp\n", r, sizeof(r));
+    expect_error(p, "pack=sub/x.zcp");
+
+    /* A pack of two contents: ids 0 and 1 read, 2 is past its end. */
+    assert_int_equal(zc_pack_writer_open(pk, PS, 1, &pw, NULL, 0), 0);
+    {
+        unsigned char pg[PS];
+        zt_fill_random(pg, PS, 1);
+        assert_int_equal(zc_pack_add(pw, pg, NULL), 0);
+        zt_fill_random(pg, PS, 2);
+        assert_int_equal(zc_pack_add(pw, pg, NULL), 0);
+    }
+    assert_int_equal(zc_pack_writer_close(pw, NULL, 0), 0);
+    forge(p, 1, "page_size=4096\nwindow=2\npack=needs.zcp\n", r, sizeof(r));
+    assert_int_equal(open_and_drain(p, msg, sizeof(msg)), 0);
+    {
+        static const unsigned char r2[] = {1, 0, 0x80, 0x20, 0x12, 2, 0x7E, 1};
+        forge(p, 1, "page_size=4096\nwindow=2\npack=needs.zcp\n", r2,
+              sizeof(r2));
+        expect_error(p, "pack content 2 beyond the pack's 2");
+    }
+    forge(p, 1, "page_size=8192\nwindow=2\npack=needs.zcp\n", r, 0);
+    expect_error(p, "pages of 4096 bytes");
+
+    /* A missing pack: the open fails naming it. */
+    assert_int_equal(zc_pack_writer_open(pk, PS, 1, &pw, NULL, 0), 0);
+    o.pack = pw;
+    write_seq(p, &s, &o);
+    assert_int_equal(zc_pack_writer_close(pw, NULL, 0), 0);
+    check_seq(p, &s);
+    assert_int_equal(unlink(pk), 0);
+    assert_int_equal(open_and_drain(p, msg, sizeof(msg)), -ZC_EIO);
+    assert_non_null(strstr(msg, pk));
+    assert_non_null(strstr(msg, "cannot open"));
+
+    /* The text form carries its pages. */
+    assert_int_equal(zc_pack_writer_open(pk, PS, 1, &pw, NULL, 0), 0);
+    o.text = true;
+    {
+        zc_ops_writer *w;
+        assert_int_equal(
+            zc_ops_writer_open(path_of("t.txt"), &o, &w, msg, sizeof(msg)),
+            -ZC_EINVAL);
+    }
+    assert_int_equal(zc_pack_writer_close(pw, NULL, 0), 0);
+    free_seq(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -878,6 +983,8 @@ int main(void)
         cmocka_unit_test(test_a_saved_stream_replays_to_the_same_numbers),
         cmocka_unit_test(test_writer_rejects_bad_ops),
         cmocka_unit_test(test_header_fields_survive_both_forms),
+        cmocka_unit_test(test_a_stream_with_a_pack_reads_back_as_one_without),
+        cmocka_unit_test(test_a_stream_needs_its_pack),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -11,7 +11,15 @@
  * it is -ZC_EFORMAT, with a forced format it is a trace of no requests.
  *
  * Files are read with read(2) into one large buffer, and formats parse
- * lines and records in place (see reader.h).  Text formats and block lists
+ * lines and records in place (see reader.h).  A file that begins with the
+ * zstd frame magic is decompressed on the fly into that buffer
+ * (ZSTD_decompressStream; concatenated frames are one stream, as zstd -c a
+ * b > c makes them), so every format reads NAME.zst as it reads NAME, and
+ * sniffing sees the decompressed bytes.  A compressed file ends well only
+ * at the end of a frame: a truncated or corrupt frame is -ZC_EFORMAT
+ * naming the frame's offset in the compressed file, and a binary array's
+ * entry-size check applies to the decompressed length when the end is
+ * reached.  Text formats and block lists
  * read their files one after the other through a single 1 MiB buffer.
  * Formats marked merge_by_time (blktrace: one file per CPU) keep every
  * file open with a 256 KiB buffer each, read one request ahead in each, and
@@ -38,6 +46,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "reader.h"
 
@@ -45,7 +54,8 @@ static const struct zc__trace_format *const formats[] = {
     &zc__trace_blktrace,       &zc__trace_blkparse,
     &zc__trace_vscsi,          &zc__trace_disksim,
     &zc__trace_blocklist_text, &zc__trace_blocklist_u32,
-    &zc__trace_blocklist_u64,
+    &zc__trace_blocklist_u64,  &zc__trace_access,
+    &zc__trace_access_text,
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -55,7 +65,10 @@ enum {
     MERGE_BUF = 256 << 10, /* per file in a merge; > 48 + 65535 */
     SNIFF_BYTES = 64 << 10,
     ERR_LEN = 512,
+    ZIN_BUF = 128 << 10, /* compressed bytes read at a time */
 };
+
+static const unsigned char zstd_magic[4] = {0x28, 0xb5, 0x2f, 0xfd};
 
 struct zc_trace {
     const struct zc__trace_format *fmt;
@@ -72,6 +85,7 @@ struct zc_trace {
     zc_request *ahead;
     int pending; /* merge: a file's error, reported at the next call */
     int status;  /* sticky error */
+    struct zc__trace_info info;
     char err[ERR_LEN];
 };
 
@@ -167,26 +181,99 @@ static void compact(struct zc__tfile *f)
     f->end = n;
 }
 
-/* One read() into the free tail of the buffer. */
-static int read_more(struct zc__tfile *f)
+/* One read() of the file at file offset off into dst[cap]: 0 and *got
+ * (0 at the end), or -ZC_EIO with a message. */
+static int read_raw(struct zc__tfile *f, unsigned char *dst, size_t cap,
+                    uint64_t off, size_t *got)
 {
     for (;;) {
-        ssize_t n = read(f->fd, f->buf + f->end, f->cap - f->end);
-        if (n > 0) {
-            f->end += (size_t)n;
-            return 0;
-        }
-        if (n == 0) {
-            f->eof = true;
+        ssize_t n = read(f->fd, dst, cap);
+        if (n >= 0) {
+            *got = (size_t)n;
             return 0;
         }
         if (errno != EINTR) {
             snprintf(f->err, f->errlen, "%s: offset %llu: read failed: %s",
-                     f->path, (unsigned long long)(f->buf_off + f->end),
-                     strerror(errno));
+                     f->path, (unsigned long long)off, strerror(errno));
             return -ZC_EIO;
         }
     }
+}
+
+/* The decompressed stream has ended: its length must be a whole number of
+ * the format's entries. */
+static int check_entries(struct zc__tfile *f)
+{
+    uint64_t total = f->buf_off + f->end;
+
+    if (f->entry_size && total % f->entry_size)
+        return zc__tf_fail_at(f, total - total % f->entry_size,
+                              "decompressed size %llu bytes is not a multiple "
+                              "of the %zu-byte entry",
+                              (unsigned long long)total, f->entry_size);
+    return 0;
+}
+
+/* Decompress into the free tail of the buffer until some bytes came out
+ * or the last frame ended (eof). */
+static int inflate_more(struct zc__tfile *f)
+{
+    for (;;) {
+        ZSTD_outBuffer out = {f->buf + f->end, f->cap - f->end, 0};
+        ZSTD_inBuffer in;
+        size_t r;
+
+        if (f->zin_pos == f->zin_end && !f->zin_eof) {
+            size_t got;
+            int rc;
+            f->zin_off += f->zin_end;
+            f->zin_pos = f->zin_end = 0;
+            rc = read_raw(f, f->zin, f->zin_cap, f->zin_off, &got);
+            if (rc)
+                return rc;
+            f->zin_end = got;
+            f->zin_eof = got == 0;
+        }
+        if (f->zret == 0 && f->zin_pos < f->zin_end)
+            f->frame_off = f->zin_off + f->zin_pos;
+        in = (ZSTD_inBuffer){f->zin, f->zin_end, f->zin_pos};
+        r = ZSTD_decompressStream(f->zstd, &out, &in);
+        if (ZSTD_isError(r))
+            return zc__tf_fail_at(f, f->frame_off,
+                                  "corrupt zstd frame (%s; the offset is the "
+                                  "frame's in the compressed file)",
+                                  ZSTD_getErrorName(r));
+        f->zin_pos = in.pos;
+        f->zret = r;
+        f->end += out.pos;
+        if (out.pos)
+            return 0;
+        if (f->zin_pos == f->zin_end && f->zin_eof) {
+            if (f->zret != 0)
+                return zc__tf_fail_at(f, f->frame_off,
+                                      "truncated zstd frame (the offset is "
+                                      "the frame's in the compressed file)");
+            f->eof = true;
+            return check_entries(f);
+        }
+    }
+}
+
+/* More bytes into the free tail of the buffer (there is room). */
+static int read_more(struct zc__tfile *f)
+{
+    size_t got;
+    int rc;
+
+    if (f->zstd)
+        return inflate_more(f);
+    rc = read_raw(f, f->buf + f->end, f->cap - f->end, f->buf_off + f->end,
+                  &got);
+    if (rc)
+        return rc;
+    f->end += got;
+    f->eof = got == 0;
+    return 0;
 }
 
 int zc__tf_fill(struct zc__tfile *f, size_t want, size_t *avail)
@@ -352,15 +439,56 @@ static void tfile_close(struct zc__tfile *f)
     if (f->fd >= 0)
         close(f->fd);
     f->fd = -1;
+    ZSTD_freeDCtx(f->zstd);
+    f->zstd = NULL;
+    free(f->zin);
+    f->zin = NULL;
+}
+
+/* Read the first bytes; if they are a zstd frame's, move them to the
+ * compressed side and decompress from there on. */
+static int detect_zstd(struct zc__tfile *f)
+{
+    size_t avail;
+    int rc = zc__tf_fill(f, sizeof(zstd_magic), &avail);
+
+    if (rc || avail < sizeof(zstd_magic) ||
+        memcmp(f->buf, zstd_magic, sizeof(zstd_magic)) != 0)
+        return rc;
+    f->zin_cap = f->end > ZIN_BUF ? f->end : ZIN_BUF; /* the first read's */
+    f->zstd = ZSTD_createDCtx();
+    f->zin = malloc(f->zin_cap);
+    if (!f->zstd || !f->zin) {
+        snprintf(f->err, f->errlen, "out of memory");
+        return -ZC_ENOMEM;
+    }
+    memcpy(f->zin, f->buf, f->end);
+    f->zin_end = f->end;
+    f->zin_eof = f->eof;
+    f->pos = f->end = 0;
+    f->eof = false;
+    return 0;
+}
+
+/* Whether a regular file begins with the zstd magic, read without moving
+ * the file's position or touching any buffer. */
+static bool zstd_at_start(int fd)
+{
+    unsigned char m[sizeof(zstd_magic)];
+
+    return pread(fd, m, sizeof(m), 0) == (ssize_t)sizeof(m) &&
+           memcmp(m, zstd_magic, sizeof(m)) == 0;
 }
 
 /* Open paths[i] reading into buf, checking it is a file the format can
- * take. */
-static int tfile_open(zc_trace *t, size_t i, unsigned char *buf, size_t cap)
+ * take.  check_only: the file is closed again at once and reopened when
+ * its turn comes (buf is another file's: leave it alone). */
+static int tfile_open(zc_trace *t, size_t i, unsigned char *buf, size_t cap,
+                      bool check_only)
 {
     struct zc__tfile *f = &t->files[i];
     struct stat st;
-    int fd;
+    int fd, rc;
 
     do
         fd = open(t->paths[i], O_RDONLY | O_CLOEXEC);
@@ -379,25 +507,39 @@ static int tfile_open(zc_trace *t, size_t i, unsigned char *buf, size_t cap)
         return set_err(t, -ZC_EIO, "%s: is a directory, not a trace file",
                        t->paths[i]);
     }
-    if (t->fmt && t->fmt->entry_size && S_ISREG(st.st_mode) &&
-        (uint64_t)st.st_size % t->fmt->entry_size) {
-        close(fd);
-        return set_err(t, -ZC_EFORMAT,
-                       "%s: size %llu bytes is not a multiple of the %zu-byte "
-                       "%s entry",
-                       t->paths[i], (unsigned long long)st.st_size,
-                       t->fmt->entry_size, t->fmt->name);
-    }
     *f = (struct zc__tfile){
         .path = t->paths[i],
         .fd = fd,
         .buf = buf,
         .cap = cap,
         .page_size = t->page_size,
+        .entry_size = t->fmt ? t->fmt->entry_size : 0,
+        .info = &t->info,
         .err = t->err,
         .errlen = sizeof(t->err),
     };
+    rc = check_only ? 0 : detect_zstd(f);
+    if (rc) {
+        tfile_close(f);
+        return rc;
+    }
+    if (f->entry_size && S_ISREG(st.st_mode) &&
+        (uint64_t)st.st_size % f->entry_size &&
+        !(check_only ? zstd_at_start(fd) : f->zstd != NULL)) {
+        tfile_close(f);
+        return set_err(t, -ZC_EFORMAT,
+                       "%s: size %llu bytes is not a multiple of the %zu-byte "
+                       "%s entry",
+                       t->paths[i], (unsigned long long)st.st_size,
+                       t->fmt->entry_size, t->fmt->name);
+    }
     return 0;
+}
+
+/* The format's header of a file about to be read. */
+static int tfile_begin(zc_trace *t, struct zc__tfile *f)
+{
+    return t->fmt->begin ? t->fmt->begin(f) : 0;
 }
 
 /* "NAME.blktrace" standing for NAME.blktrace.0, .1, ...: how many of those
@@ -483,14 +625,18 @@ static int open_files(zc_trace *t)
     t->seqbuf = malloc(SEQ_BUF);
     if (!t->seqbuf)
         return set_err(t, -ZC_ENOMEM, "out of memory");
-    rc = tfile_open(t, 0, t->seqbuf, SEQ_BUF);
+    rc = tfile_open(t, 0, t->seqbuf, SEQ_BUF, false);
     if (rc)
         return rc;
     if (!t->fmt) {
         rc = sniff(t);
         if (rc)
             return rc;
+        t->files[0].entry_size = t->fmt->entry_size;
     }
+    rc = tfile_begin(t, &t->files[0]);
+    if (rc)
+        return rc;
     t->merge = t->fmt->merge_by_time && t->nfiles > 1;
     if (t->merge) {
         t->heap = calloc(t->nfiles, sizeof(*t->heap));
@@ -507,7 +653,7 @@ static int open_files(zc_trace *t)
             if (!buf)
                 return set_err(t, -ZC_ENOMEM, "out of memory");
         }
-        rc = tfile_open(t, i, buf, cap);
+        rc = tfile_open(t, i, buf, cap, !t->merge);
         if (rc) {
             if (t->merge)
                 free(buf);
@@ -515,6 +661,8 @@ static int open_files(zc_trace *t)
         }
         if (!t->merge)
             tfile_close(&t->files[i]); /* reopened in turn */
+        else if ((rc = tfile_begin(t, &t->files[i])) != 0)
+            return rc;
     }
     return 0;
 }
@@ -582,10 +730,13 @@ static int next_in_turn(zc_trace *t, zc_request *req)
         int rc;
 
         if (f->fd < 0) {
-            rc = tfile_open(t, t->cur, t->seqbuf, SEQ_BUF);
+            rc = tfile_open(t, t->cur, t->seqbuf, SEQ_BUF, false);
+            if (!rc)
+                rc = tfile_begin(t, f);
             if (rc)
                 return rc;
         }
+        *req = (zc_request){0};
         rc = t->fmt->next(f, req);
         if (rc)
             return rc;
@@ -642,6 +793,7 @@ static int next_merged(zc_trace *t, zc_request *req)
         return t->pending;
     if (!t->primed) {
         for (i = 0; i < t->nfiles; i++) {
+            t->ahead[i] = (zc_request){0};
             rc = t->fmt->next(&t->files[i], &t->ahead[i]);
             if (rc < 0)
                 return rc;
@@ -658,6 +810,7 @@ static int next_merged(zc_trace *t, zc_request *req)
         return 0;
     i = t->heap[0];
     *req = t->ahead[i];
+    t->ahead[i] = (zc_request){0};
     rc = t->fmt->next(&t->files[i], &t->ahead[i]);
     if (rc != 1) {
         if (rc < 0)
@@ -693,6 +846,84 @@ const char *zc_trace_format(const zc_trace *t)
     return t && t->fmt ? t->fmt->name : NULL;
 }
 
+/* ---- header fields and resident samples -------------------------------- */
+
+int zc__tf_meta_add(struct zc__tfile *f, const char *key, size_t klen,
+                    const char *value, size_t vlen)
+{
+    struct zc__trace_info *in = f->info;
+    char *kv;
+
+    if (in->nmeta == in->meta_cap) {
+        size_t cap = in->meta_cap ? 2 * in->meta_cap : 16;
+        char **m = realloc(in->meta, cap * sizeof(*m));
+        if (!m)
+            goto nomem;
+        in->meta = m;
+        in->meta_cap = cap;
+    }
+    kv = malloc(klen + vlen + 2);
+    if (!kv)
+        goto nomem;
+    memcpy(kv, key, klen);
+    kv[klen] = '\0';
+    memcpy(kv + klen + 1, value, vlen);
+    kv[klen + 1 + vlen] = '\0';
+    in->meta[in->nmeta++] = kv;
+    return 0;
+nomem:
+    snprintf(f->err, f->errlen, "%s: out of memory", f->path);
+    return -ZC_ENOMEM;
+}
+
+int zc__tf_resident(struct zc__tfile *f, uint32_t dev, uint64_t pages)
+{
+    struct zc__trace_info *in = f->info;
+
+    for (size_t i = 0; i < in->nres; i++)
+        if (in->res[i].dev == dev) {
+            in->res[i].pages = pages;
+            return 0;
+        }
+    if (in->nres == ZC__RESIDENT_MAX)
+        return 1;
+    if (in->nres == in->res_cap) {
+        size_t cap = in->res_cap ? 2 * in->res_cap : 8;
+        struct zc__resident *r = realloc(in->res, cap * sizeof(*r));
+        if (!r) {
+            snprintf(f->err, f->errlen, "%s: out of memory", f->path);
+            return -ZC_ENOMEM;
+        }
+        in->res = r;
+        in->res_cap = cap;
+    }
+    in->res[in->nres++] = (struct zc__resident){dev, pages};
+    return 0;
+}
+
+const char *zc_trace_meta(const zc_trace *t, const char *key)
+{
+    if (!t || !key)
+        return NULL;
+    for (size_t i = t->info.nmeta; i-- > 0;)
+        if (strcmp(t->info.meta[i], key) == 0)
+            return t->info.meta[i] + strlen(key) + 1;
+    return NULL;
+}
+
+int zc_trace_resident(const zc_trace *t, uint32_t dev, uint64_t *pages)
+{
+    if (!t)
+        return 0;
+    for (size_t i = 0; i < t->info.nres; i++)
+        if (t->info.res[i].dev == dev) {
+            if (pages)
+                *pages = t->info.res[i].pages;
+            return 1;
+        }
+    return 0;
+}
+
 void zc_trace_close(zc_trace *t)
 {
     if (!t)
@@ -709,6 +940,10 @@ void zc_trace_close(zc_trace *t)
     free(t->seqbuf);
     free(t->heap);
     free(t->ahead);
+    for (size_t i = 0; i < t->info.nmeta; i++)
+        free(t->info.meta[i]);
+    free(t->info.meta);
+    free(t->info.res);
     free(t);
 }
 

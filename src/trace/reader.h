@@ -14,10 +14,25 @@
  * name.  Formats parse numbers by hand with the helpers below: no sscanf,
  * no locale, every overflow caught.
  *
+ * A file that begins with the zstd frame magic (28 B5 2F FD) is read
+ * through a decompressor, whatever the format: buf then holds decompressed
+ * bytes, and offsets, lines and the entry-size check are of those; only
+ * the decompressor's own errors name an offset in the compressed file.
+ *
  * Invariants of a zc__tfile: buf[pos..end) are the unread bytes, buf_off is
- * the file offset of buf[0], 0 <= pos <= end <= cap; eof is set once read()
- * returned 0; line counts the lines handed out so far (the current line's
- * number once one has been returned).
+ * the (decompressed) offset of buf[0], 0 <= pos <= end <= cap; eof is set
+ * once the bytes are exhausted (read() returned 0, and for a compressed
+ * file the last frame was complete); line counts the lines handed out so
+ * far (the current line's number once one has been returned).  Compressed:
+ * zin[zin_pos..zin_end) are compressed bytes not yet decompressed, zin_off
+ * the file offset of zin[0], frame_off the offset of the frame being
+ * decompressed, and zret the decompressor's last result (0 between
+ * frames).
+ *
+ * What a trace knows beside its requests (access streams: header fields
+ * and samples of resident pages) is kept by reader.c for the whole trace
+ * in a zc__trace_info, which formats fill through the helpers below and
+ * zc_trace_meta() / zc_trace_resident() read.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -30,6 +45,18 @@
 
 #include "zcache_trace.h"
 
+/* Header fields and resident-page samples of a trace. */
+struct zc__trace_info {
+    char **meta; /* "key\0value" strings in the order read; the last of a
+                    key wins (earlier ones stay valid until the close) */
+    size_t nmeta, meta_cap;
+    struct zc__resident {
+        uint32_t dev;
+        uint64_t pages;
+    } * res; /* the last sample of each file system, in order of arrival */
+    size_t nres, res_cap;
+};
+
 /* One open trace file. */
 struct zc__tfile {
     const char *path;
@@ -40,10 +67,27 @@ struct zc__tfile {
     uint64_t buf_off;
     uint64_t line;
     bool eof;
-    size_t page_size; /* block lists: bytes per listed page */
-    uint64_t state;   /* the format's own, 0 when the file is opened */
-    char *err;        /* the trace's message buffer */
+    size_t page_size;     /* block lists: bytes per listed page; access
+                             streams: the header's page_size */
+    size_t entry_size;    /* the format's, checked at the end of a compressed
+                             file (plain files: by size when opened) */
+    uint64_t state;       /* the format's own, 0 when the file is opened */
+    struct {              /* access streams' own, 0 when the file is opened */
+        uint64_t clock;   /* time of the last record */
+        uint64_t records; /* records read */
+        uint64_t mark;    /* offset (binary) of the last record */
+    } acc;
+    struct zc__trace_info *info; /* the trace's */
+    char *err;                   /* the trace's message buffer */
     size_t errlen;
+
+    /* zstd-compressed files */
+    void *zstd; /* ZSTD_DCtx, or NULL: the file is read as it is */
+    unsigned char *zin;
+    size_t zin_cap, zin_pos, zin_end;
+    uint64_t zin_off, frame_off;
+    size_t zret;
+    bool zin_eof;
 };
 
 /* Make at least want bytes readable at buf + pos if the file has them
@@ -88,8 +132,13 @@ struct zc__trace_format {
     /* Whether the first bytes of a file look like this format (at_eof:
      * head is the whole file).  NULL: never sniffed, only forced. */
     bool (*sniff)(const unsigned char *head, size_t len, bool at_eof);
-    /* The next request of the file: 1 and *req; 0 at its end; -ZC_E*
-     * with a message set through the zc__tf_fail_* helpers. */
+    /* The file's header, read once before its first next() (when the
+     * trace is opened for its first file); NULL: none.  0 or -ZC_E* as
+     * next(). */
+    int (*begin)(struct zc__tfile *f);
+    /* The next request of the file: 1 and *req (zeroed by the caller);
+     * 0 at its end; -ZC_E* with a message set through the zc__tf_fail_*
+     * helpers. */
     int (*next)(struct zc__tfile *f, zc_request *req);
 };
 
@@ -100,6 +149,21 @@ extern const struct zc__trace_format zc__trace_vscsi;
 extern const struct zc__trace_format zc__trace_blocklist_text;
 extern const struct zc__trace_format zc__trace_blocklist_u32;
 extern const struct zc__trace_format zc__trace_blocklist_u64;
+extern const struct zc__trace_format zc__trace_access;
+extern const struct zc__trace_format zc__trace_access_text;
+
+/* ---- what a trace knows beside its requests ---------------------------- */
+
+/* Add the header field key[klen] = value[vlen] to the trace's fields.  0,
+ * or -ZC_ENOMEM with a message. */
+int zc__tf_meta_add(struct zc__tfile *f, const char *key, size_t klen,
+                    const char *value, size_t vlen);
+
+/* Record that file system dev held `pages` resident pages.  0; 1 if the
+ * table of file systems is full (ZC__RESIDENT_MAX: the format says where);
+ * -ZC_ENOMEM with a message. */
+int zc__tf_resident(struct zc__tfile *f, uint32_t dev, uint64_t pages);
+#define ZC__RESIDENT_MAX 4096
 
 /* ---- sniffing help ---------------------------------------------------- */
 

@@ -8,13 +8,15 @@
  *
  * Reading is streaming: one block of at most 1 MiB at a time, plus the
  * last `window` contents (the header says how many; the ring grows only
- * as contents arrive).  Every byte is checked: the header and each block
- * carry an Adler-32, varints may not overflow, lengths and references
- * must be in range, pools must be initialised before use.  A stream that
- * ends without its end record, or has bytes after it, is an error: a
- * truncated stream never passes for a short one.  Messages say
- * "FILE: offset N: what", N the offset of the header field or the block,
- * with the record's byte within the block's data when the fault is in one.
+ * as contents arrive).  A stream written with a content pack names it in
+ * its header; the reader opens it with the stream and copies a pack
+ * content into the ring as it would a raw one.  Every byte is checked: the
+ * header and each block carry an Adler-32, varints may not overflow, lengths
+ * and references must be in range, pools must be initialised before use.  A
+ * stream that ends without its end record, or has bytes after it, is an error:
+ * a truncated stream never passes for a short one.  Messages say "FILE: offset
+ * N: what", N the offset of the header field or the block, with the record's
+ * byte within the block's data when the fault is in one.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -162,6 +164,39 @@ static int parse_u64(const char *s, uint64_t *v)
     return errno || *end ? -1 : 0;
 }
 
+/* The header's pack: NAME in the stream's directory. */
+static int open_pack(struct zc_ops_reader *r)
+{
+    const char *name = zc_ops_meta(r, "pack"), *slash;
+    char perr[ZCT_ERR], *path;
+    size_t dir;
+    int rc;
+
+    if (!name)
+        return 0;
+    if (!*name || strchr(name, '/') || strstr(name, ".."))
+        return zc__ops_fail(r, -ZC_EFORMAT,
+                            "offset 16: header field pack=%.64s: not a file "
+                            "name beside the stream (no '/', no \"..\")",
+                            name);
+    slash = strrchr(r->path, '/');
+    dir = slash ? (size_t)(slash - r->path) + 1 : 0;
+    path = malloc(dir + strlen(name) + 1);
+    if (!path)
+        return zc__ops_fail(r, -ZC_ENOMEM, "out of memory");
+    memcpy(path, r->path, dir);
+    strcpy(path + dir, name);
+    rc = zc_pack_open(path, &r->pack, perr, sizeof(perr));
+    if (!rc && zc_pack_page_size(r->pack) != r->page_size)
+        rc = zc__ops_fail(r, -ZC_EFORMAT,
+                          "pack %s: pages of %zu bytes, the stream's are %zu",
+                          path, zc_pack_page_size(r->pack), r->page_size);
+    else if (rc)
+        rc = zc__ops_fail(r, rc, "pack %s", perr);
+    free(path);
+    return rc;
+}
+
 static int binary_header(struct zc_ops_reader *r, const uint8_t *magic)
 {
     uint8_t fixed[16], sum[4];
@@ -254,6 +289,8 @@ static int binary_header(struct zc_ops_reader *r, const uint8_t *magic)
                             win, ps);
     r->page_size = (size_t)ps;
     r->window = (uint32_t)win;
+    if ((rc = open_pack(r)))
+        return rc;
     r->blk = malloc(ZCT_BLOCK_MAX);
     r->zbuf = malloc(ZCT_BLOCK_MAX + ZCT_BLOCK_MAX / 16 + 64 + 3);
     if (!r->blk || !r->zbuf)
@@ -435,6 +472,25 @@ static int content(struct zc_ops_reader *r, uint8_t code)
     slot = ring_slot(r, r->ncontents);
     if (code == ZCT_CONTENT_RAW) {
         rc = bytes(r, slot, r->page_size);
+    } else if (code == ZCT_CONTENT_PACK) {
+        uint64_t id;
+        size_t at = r->blk_pos - 1;
+        if (!r->pack)
+            return zc__ops_fail(r, -ZC_EFORMAT,
+                                AT "pack content record in a stream "
+                                   "without a pack",
+                                r->blk_off, at);
+        if ((rc = varint(r, &id)))
+            return rc;
+        if (id >= zc_pack_contents(r->pack))
+            return zc__ops_fail(r, -ZC_EFORMAT,
+                                AT "pack content %" PRIu64
+                                   " beyond the pack's %" PRIu64,
+                                r->blk_off, at, id, zc_pack_contents(r->pack));
+        rc = zc_pack_page(r->pack, id, slot);
+        if (rc)
+            return zc__ops_fail(r, rc, AT "pack content %" PRIu64 ": %s",
+                                r->blk_off, at, id, zc_pack_error(r->pack));
     } else {
         uint8_t w[8] = {0};
         rc = bytes(r, w, 8);
@@ -482,6 +538,7 @@ static int binary_next(struct zc_ops_reader *r, zc_op *op)
         switch (code) {
         case ZCT_CONTENT_RAW:
         case ZCT_CONTENT_FILL:
+        case ZCT_CONTENT_PACK:
             rc = content(r, code);
             if (rc)
                 return rc;
@@ -670,6 +727,7 @@ void zc_ops_close(zc_ops_reader *r)
     free(r->blk);
     free(r->zbuf);
     free(r->ring);
+    zc_pack_close(r->pack);
     free(r->line);
     free(r->page);
     free(r);

@@ -1,13 +1,17 @@
 /*
  * trace/zct.h - what the op-stream (.zct) reader and writer share.
  *
- * The binary form, version 1 (all integers little-endian):
+ * The binary form, version 1.2 (all integers little-endian):
  *
  *   header   8 bytes magic 89 'Z' 'C' 'T' 0D 0A 1A 0A (a PNG-style magic:
  *            catches text-mode and 7-bit transfers), u16 major = 1, u16
  *            minor, u32 N, N bytes of "key=value\n" fields, u32 Adler-32 of
  *            everything before it.  Fields page_size and window are
- *            required; unknown fields are kept for zc_ops_meta().
+ *            required; unknown fields are kept for zc_ops_meta().  Field
+ *            pack=NAME (since 1.2) names the content pack (.zcp, pack.c)
+ *            whose ids 12 records use: the file NAME in the stream's own
+ *            directory (a NAME with '/' or ".." is refused), opened with
+ *            the stream and of the stream's page size.
  *   blocks   u32 raw length (1 .. ZCT_BLOCK_MAX), u32 stored length, u8
  *            codec (0 stored, 1 LZO1X; LZO1X-1 and -999 share the codec),
  *            3 zero bytes, u32 Adler-32 of the raw bytes, the stored bytes.
@@ -26,11 +30,16 @@
  *              08 pc_hits count
  *              10 content: page_size raw bytes
  *              11 content: one u64 word filling the page
+ *              12 content: varint id, the pack's content `id` (since 1.2;
+ *                 only in a stream with a pack field, id below the pack's
+ *                 count of contents).  Writers keep same-filled pages as
+ *                 11 records, which are smaller.
  *              7E end: the number of op records (01..08) before it
  *            KEY is 00 varint(ino), for keys made by zc_filekey_from_ino(),
  *            or 01 and the 24 bytes of the six words (little-endian u32).
- *            Contents are numbered 0, 1, ... in order; a put's ref is
- *            (last content's number - its content's number), and must be
+ *            Contents (10, 11, 12 alike) are numbered 0, 1, ... in order;
+ *            a put's ref is (last content's number - its content's
+ *            number), and must be
  *            less than the window: a reader keeps only the last `window`
  *            contents, and the writer defines a content again once its
  *            last definition has left the window.
@@ -46,7 +55,7 @@
 
 #define ZCT_MAGIC "\x89ZCT\r\n\x1a\n"
 #define ZCT_MAJOR 1
-#define ZCT_MINOR 1
+#define ZCT_MINOR 2
 #define ZCT_TEXT_MAGIC "zct-text 1"
 
 enum {
@@ -72,6 +81,7 @@ enum {
     ZCT_PUT_ACTIVE = 0x09,
     ZCT_CONTENT_RAW = 0x10,
     ZCT_CONTENT_FILL = 0x11,
+    ZCT_CONTENT_PACK = 0x12,
     ZCT_END = 0x7E,
 };
 
@@ -97,6 +107,7 @@ struct zc_ops_reader {
     uint8_t *ring; /* content id % window -> page */
     size_t ring_slots;
     uint64_t ncontents;
+    zc_pack *pack; /* the header's pack, or NULL */
 
     /* text */
     char *tok[ZCT_TEXT_TOKENS]; /* the first op line, read with the header */

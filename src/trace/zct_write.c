@@ -9,7 +9,13 @@
  * compared before a put refers to it.  The hash table holds only contents
  * in the window (a content leaving it is deleted), so it stays below twice
  * the window.  Page-cache hits arriving one by one are merged into one
- * pc_hits record.  The layout is in zct.h; the text form in zct_text.c.
+ * pc_hits record.  With a content pack (zc_ops_writer_options.pack), a
+ * content entering the window is added to the pack and defined by its
+ * pack id (a 12 record) instead of its bytes; same-filled pages stay 11
+ * records, which are smaller, and are not added.  The header then names
+ * the pack by its base name (the reader looks beside the stream).  The
+ * text form carries its pages and takes no pack.  The layout is in zct.h;
+ * the text form in zct_text.c.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -39,6 +45,7 @@ struct zc_ops_writer {
     char err[ZCT_ERR];
     uint8_t *inited;
     uint64_t nops, hits;
+    zc_pack_writer *pack; /* not owned */
 
     /* binary */
     uint8_t *blk, *zbuf;
@@ -265,6 +272,15 @@ static int content_of(struct zc_ops_writer *w, const uint8_t *pg, uint64_t *id)
     memcpy(w->ring_hash[slot], h, sizeof(h));
     *id = w->ncontents++;
 
+    if (w->pack && !same_filled(pg, w->page_size)) {
+        uint8_t r[11];
+        uint64_t pid;
+        int rc = zc_pack_add(w->pack, pg, &pid);
+        if (rc)
+            return wfail(w, rc, "%s", zc_pack_writer_error(w->pack));
+        r[0] = ZCT_CONTENT_PACK;
+        return record(w, r, 1 + varint(r + 1, pid));
+    }
     n = same_filled(pg, w->page_size) ? 9 : 1 + w->page_size;
     if (room(w, n))
         return w->rc;
@@ -425,7 +441,7 @@ static int flush_hits(struct zc_ops_writer *w)
 static int check_meta(struct zc_ops_writer *w, const char *meta)
 {
     static const char *const own[] = {"page_size", "window", "created_by",
-                                      "block_codec"};
+                                      "block_codec", "pack"};
 
     for (const char *p = meta; *p;) {
         const char *nl = strchr(p, '\n'), *eq = strchr(p, '=');
@@ -446,7 +462,7 @@ static int check_meta(struct zc_ops_writer *w, const char *meta)
 
 static int header(struct zc_ops_writer *w, const char *meta)
 {
-    char base[256];
+    char base[4608]; /* the fixed fields and a pack's name */
     size_t bl, ml = meta ? strlen(meta) : 0;
     uint8_t fixed[16], sum[4];
     uint32_t adler;
@@ -471,6 +487,14 @@ static int header(struct zc_ops_writer *w, const char *meta)
             p += len + (p[len] == '\n');
         }
         return bad ? wfail(w, -ZC_EIO, "write error: %s", strerror(errno)) : 0;
+    }
+    if (w->pack) {
+        const char *pp = zc_pack_writer_path(w->pack), *sl = strrchr(pp, '/');
+        int pn = snprintf(base + bl, sizeof(base) - bl, "pack=%s\n",
+                          sl ? sl + 1 : pp);
+        if (pn < 0 || (size_t)pn >= sizeof(base) - bl)
+            return wfail(w, -ZC_EINVAL, "pack name too long");
+        bl += (size_t)pn;
     }
     if (bl + ml + 1 > ZCT_HEADER_MAX)
         return wfail(w, -ZC_EINVAL, "header fields too long");
@@ -525,12 +549,20 @@ int zc_ops_writer_open(const char *path, const zc_ops_writer_options *opt,
                      path, ZCT_WINDOW_MAX);
         return -ZC_EINVAL;
     }
+    if (o.pack && o.text) {
+        if (err && errlen)
+            snprintf(err, errlen,
+                     "%s: the text form carries its pages: no content pack",
+                     path);
+        return -ZC_EINVAL;
+    }
     w = calloc(1, sizeof(*w));
     if (!w || !(w->path = strdup(path))) {
         free(w);
         return -ZC_ENOMEM;
     }
     w->text = o.text;
+    w->pack = o.pack;
     w->level = o.level ? o.level : 1;
     w->page_size = o.page_size;
     w->window = o.window;

@@ -1,0 +1,98 @@
+/*
+ * trace/access.h - what the access-stream (.zca) readers and writer share.
+ *
+ * An access stream records what programs asked of the page cache: every
+ * page read (by read(2) or through a mapping) or written, keyed (file
+ * system s_dev, inode, page index), with the time; and samples of the
+ * kernel's resident page count per file system.
+ *
+ * The binary form, version 1.0, is a zstd stream (the writer always
+ * compresses it, with zstd's content checksum; reader.c decompresses any
+ * trace file, so the reader sees the bytes below).  Integers in the header
+ * are little-endian:
+ *
+ *   header   8 bytes magic 89 'Z' 'C' 'A' 0D 0A 1A 0A, u16 major = 1, u16
+ *            minor = 0, u32 N (1 .. ZCA_HEADER_MAX), N bytes of
+ *            "key=value\n" fields, u32 Adler-32 of everything before it.
+ *            page_size (a power of two in 512..65536) is required; every
+ *            field is kept for zc_trace_meta().
+ *   records  an opcode byte, then unsigned LEB128 varints:
+ *              01 read         dt dev ino index count
+ *              02 write        dt dev ino index count
+ *              03 mapped read  dt dev ino index count (ZC_REQ_MAPPED)
+ *              04 resident     dt dev pages
+ *              7E end          the number of records (01..04) before it
+ *            dt: nanoseconds since the previous record's time (the first
+ *            record's: since 0); dev: the file system's s_dev (below 2^32);
+ *            ino != 0; count >= 1, index + count <= 2^64 and the bytes
+ *            (index * page_size, count * page_size) below 2^64.  Nothing
+ *            may follow the end record; a stream without it is an error.
+ *
+ * A denser encoding (an opcode for "same dev and ino as the previous
+ * record") was measured and left out: see the writer's essay.
+ *
+ * The text form: a first line "zca-text 1", header lines "meta KEY VALUE"
+ * (VALUE: the rest of the line), then one record per line
+ *     TIME r|w|m DEV INO INDEX [COUNT]     (COUNT: 1 if absent)
+ *     TIME resident DEV PAGES
+ *     end
+ * TIME in seconds with up to 9 decimals, never going back; DEV as MAJ:MIN
+ * (s_dev = MAJ << 20 | MIN) or a decimal s_dev; '#' comments and blank
+ * lines are skipped.
+ *
+ * An empty file (no bytes after decompression) is a stream of no records,
+ * as an empty file is for every trace format.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef ZC_TRACE_ACCESS_H
+#define ZC_TRACE_ACCESS_H
+
+#include "reader.h"
+
+#define ZCA_MAGIC "\x89ZCA\r\n\x1a\n"
+#define ZCA_TEXT_MAGIC "zca-text 1"
+
+enum {
+    ZCA_MAJOR = 1,
+    ZCA_MINOR = 0,
+    ZCA_FIXED = 16, /* magic, major, minor, N */
+    ZCA_HEADER_MAX = 1 << 16,
+    ZCA_REC_MAX = 1 + 5 * 10, /* an opcode and five varints */
+    ZCA_LEVEL_DEFAULT = 19,
+};
+
+enum {
+    ZCA_READ = 0x01,
+    ZCA_WRITE = 0x02,
+    ZCA_MAPPED_READ = 0x03,
+    ZCA_RESIDENT = 0x04,
+    ZCA_END = 0x7E,
+};
+
+/* zc__tfile.state of an access stream. */
+enum {
+    ZCA_S_HEADER = 0, /* begin() has not run */
+    ZCA_S_RECORDS,    /* in the records */
+    ZCA_S_ENDED,      /* the end record was read */
+};
+
+static inline bool zc__access_page_size_ok(uint64_t ps)
+{
+    return ps >= 512 && ps <= 65536 && !(ps & (ps - 1));
+}
+
+/* A header field of either form: kept for zc_trace_meta(); page_size is
+ * parsed into *page_size (0 until given).  0; -ZC_ENOMEM; -ZC_EFORMAT and
+ * *why (the caller says where). */
+int zc__access_field(struct zc__tfile *f, const char *key, size_t klen,
+                     const char *value, size_t vlen, uint64_t *page_size,
+                     const char **why);
+
+/* The request of an access record, its time already checked: NULL, or
+ * what is wrong with it. */
+const char *zc__access_request(const struct zc__tfile *f, uint64_t dev,
+                               uint64_t ino, uint64_t index, uint64_t count,
+                               zc_request *req);
+
+#endif /* ZC_TRACE_ACCESS_H */

@@ -1,0 +1,515 @@
+/*
+ * test_pack.c - content packs (.zcp): round trips with duplicates, the key
+ * map, random access across blocks, damaged and truncated files, a failed
+ * writer, and the content source "pack:FILE" with zc_content_file_page().
+ *
+ * Expected values come from the test's own pages, never from the library:
+ * each distinct content must come back byte for byte under the id it was
+ * first given, and every key under the content last mapped to it.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "zcache_trace.h"
+#include "zt_util.h"
+
+#define PS 4096
+
+static char dir[64];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof(dir), "/tmp/zt_pack.XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    char cmd[128];
+    (void)state;
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static const char *path_of(const char *name)
+{
+    static char p[4][128];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(p[k], sizeof(p[k]), "%s/%s", dir, name);
+    return p[k];
+}
+
+static unsigned char *read_file(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf;
+    long len;
+
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = malloc((size_t)len + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+    fclose(f);
+    *n = (size_t)len;
+    return buf;
+}
+
+static void write_file(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* Page `v` of a small universe of contents: zero, same-filled, real file
+ * pages and random ones, so that duplicates are many and of every kind. */
+static void universe_page(uint64_t v, unsigned char *pg)
+{
+    switch (v % 4) {
+    case 0: zt_fill_word(pg, PS, v % 8 ? zt_mix64(v) : 0); break;
+    case 1: memcpy(pg, zt_corpus_page(PS, v % zt_corpus_pages(PS)), PS); break;
+    default: zt_fill_random(pg, PS, v); break;
+    }
+}
+
+/* The universe value behind each distinct id, in order of first use. */
+struct expect {
+    uint64_t *value_of_id;
+    uint64_t nids;
+};
+
+/* Add n pages drawn from a universe of u values; check ids are equal for
+ * equal contents and new ids come in order. */
+static void add_pages(zc_pack_writer *w, zt_rng *g, size_t n, uint64_t u,
+                      struct expect *e, int64_t *id_of_value)
+{
+    unsigned char pg[PS];
+
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = zt_rng_below(g, u), id;
+        universe_page(v, pg);
+        assert_int_equal(zc_pack_add(w, pg, &id), 0);
+        if (id_of_value[v] < 0) {
+            /* Distinct universe values can share a content (same fill
+             * words): then the id is an older one. */
+            if (id == e->nids) {
+                e->value_of_id[e->nids++] = v;
+            } else {
+                unsigned char old[PS];
+                assert_true(id < e->nids);
+                universe_page(e->value_of_id[id], old);
+                assert_memory_equal(old, pg, PS);
+            }
+            id_of_value[v] = (int64_t)id;
+        } else {
+            assert_int_equal(id, (uint64_t)id_of_value[v]);
+        }
+    }
+}
+
+static void test_duplicates_are_stored_once_and_read_back(void **state)
+{
+    const char *p = path_of("dup.zcp");
+    enum { U = 600, N = 5000 };
+    int64_t id_of_value[U];
+    struct expect e = {calloc(U, sizeof(uint64_t)), 0};
+    zc_pack_writer *w;
+    zc_pack *pk;
+    unsigned char pg[PS], want[PS];
+    zt_rng g;
+    size_t size;
+    char err[256];
+    (void)state;
+
+    for (int i = 0; i < U; i++)
+        id_of_value[i] = -1;
+    zt_rng_seed(&g, 7);
+    assert_int_equal(zc_pack_writer_open(p, PS, 3, &w, err, sizeof(err)), 0);
+    assert_string_equal(zc_pack_writer_path(w), p);
+    add_pages(w, &g, N, U, &e, id_of_value);
+    assert_int_equal(zc_pack_writer_close(w, err, sizeof(err)), 0);
+
+    assert_int_equal(zc_pack_open(p, &pk, err, sizeof(err)), 0);
+    assert_int_equal(zc_pack_page_size(pk), PS);
+    assert_int_equal(zc_pack_contents(pk), e.nids);
+    assert_int_equal(zc_pack_keys(pk), 0);
+    /* Every distinct content once: far less than N pages, and even less
+     * than the distinct random pages alone, stored raw, would take. */
+    free(read_file(p, &size));
+    assert_true(size < (e.nids / 2 + 100) * PS);
+    assert_true(e.nids > 300 && e.nids <= U);
+    /* In order, then in random order across blocks. */
+    for (uint64_t id = 0; id < e.nids; id++) {
+        assert_int_equal(zc_pack_page(pk, id, pg), 0);
+        universe_page(e.value_of_id[id], want);
+        assert_memory_equal(pg, want, PS);
+    }
+    for (int i = 0; i < 3000; i++) {
+        uint64_t id = zt_rng_below(&g, e.nids);
+        assert_int_equal(zc_pack_page(pk, id, pg), 0);
+        universe_page(e.value_of_id[id], want);
+        assert_memory_equal(pg, want, PS);
+    }
+    assert_int_equal(zc_pack_page(pk, e.nids, pg), -ZC_EINVAL);
+    assert_int_equal(zc_pack_page(pk, UINT64_MAX, pg), -ZC_EINVAL);
+    zc_pack_close(pk);
+    free(e.value_of_id);
+}
+
+/* Duplicates of contents in blocks already written are found too (the
+ * writer reads them back): a second pass adds nothing. */
+static void test_duplicates_of_written_blocks_get_their_old_ids(void **state)
+{
+    const char *p = path_of("old.zcp");
+    zc_pack_writer *w;
+    zc_pack *pk;
+    unsigned char pg[PS];
+    uint64_t id;
+    (void)state;
+
+    assert_int_equal(zc_pack_writer_open(p, PS, 1, &w, NULL, 0), 0);
+    for (int pass = 0; pass < 2; pass++)
+        for (uint64_t v = 0; v < 500; v++) {
+            zt_fill_random(pg, PS, v);
+            assert_int_equal(zc_pack_add(w, pg, &id), 0);
+            assert_int_equal(id, v);
+        }
+    assert_int_equal(zc_pack_writer_close(w, NULL, 0), 0);
+    assert_int_equal(zc_pack_open(p, &pk, NULL, 0), 0);
+    assert_int_equal(zc_pack_contents(pk), 500);
+    zc_pack_close(pk);
+}
+
+static void test_key_map_lookups_and_remapping(void **state)
+{
+    const char *p = path_of("map.zcp");
+    zc_pack_writer *w;
+    zc_pack *pk;
+    unsigned char pg[PS], want[PS];
+    uint64_t id, id2;
+    (void)state;
+
+    assert_int_equal(zc_pack_writer_open(p, PS, 0, &w, NULL, 0), 0);
+    /* block device 8:16 pages 0..299, file pages of inodes 12 and 13 */
+    for (uint64_t i = 0; i < 300; i++) {
+        zt_fill_random(pg, PS, 1000 + i);
+        assert_int_equal(zc_pack_map(w, 8 << 20 | 16, 0, i, pg, NULL), 0);
+        universe_page(i, pg);
+        assert_int_equal(zc_pack_map(w, 42, 12 + i % 2, i / 2, pg, &id), 0);
+    }
+    /* remapping: key (42, 12, 0) takes a new content, then an old one */
+    zt_fill_word(pg, PS, 0x1234);
+    assert_int_equal(zc_pack_map(w, 42, 12, 0, pg, &id), 0);
+    zt_fill_random(pg, PS, 1005);
+    assert_int_equal(zc_pack_map(w, 42, 13, 0, pg, &id2), 0);
+    assert_int_equal(zc_pack_writer_close(w, NULL, 0), 0);
+
+    assert_int_equal(zc_pack_open(p, &pk, NULL, 0), 0);
+    assert_int_equal(zc_pack_keys(pk), 600);
+    for (uint64_t i = 0; i < 300; i++) {
+        assert_int_equal(zc_pack_lookup(pk, 8 << 20 | 16, 0, i, &id), 0);
+        assert_int_equal(zc_pack_page(pk, id, pg), 0);
+        zt_fill_random(want, PS, 1000 + i);
+        assert_memory_equal(pg, want, PS);
+    }
+    assert_int_equal(zc_pack_lookup(pk, 42, 12, 0, &id), 0);
+    assert_int_equal(zc_pack_page(pk, id, pg), 0);
+    zt_fill_word(want, PS, 0x1234);
+    assert_memory_equal(pg, want, PS);
+    assert_int_equal(zc_pack_lookup(pk, 42, 13, 0, &id), 0);
+    assert_int_equal(id, id2);
+    assert_int_equal(zc_pack_lookup(pk, 8 << 20 | 16, 0, 5, &id2), 0);
+    assert_int_equal(id, id2); /* the same bytes as block page 5 */
+    assert_int_equal(zc_pack_lookup(pk, 42, 12, 2, &id), 0);
+    assert_int_equal(zc_pack_page(pk, id, pg), 0);
+    universe_page(4, want);
+    assert_memory_equal(pg, want, PS);
+    /* missing keys */
+    assert_int_equal(zc_pack_lookup(pk, 8 << 20 | 16, 0, 300, &id), -ZC_ENOENT);
+    assert_int_equal(zc_pack_lookup(pk, 8 << 20 | 17, 0, 0, &id), -ZC_ENOENT);
+    assert_int_equal(zc_pack_lookup(pk, 42, 14, 0, &id), -ZC_ENOENT);
+    assert_int_equal(zc_pack_lookup(pk, 0, 0, 0, &id), -ZC_ENOENT);
+    assert_int_equal(
+        zc_pack_lookup(pk, UINT32_MAX, UINT64_MAX, UINT64_MAX, &id),
+        -ZC_ENOENT);
+    zc_pack_close(pk);
+}
+
+/* A small pack: 140 contents in three blocks, 20 keys. */
+static void small_pack(const char *p)
+{
+    zc_pack_writer *w;
+    unsigned char pg[PS];
+
+    assert_int_equal(zc_pack_writer_open(p, PS, 1, &w, NULL, 0), 0);
+    for (uint64_t i = 0; i < 140; i++) {
+        zt_fill_word(pg, PS, i * 0x0101010101010101ull);
+        pg[i] = 7;
+        if (i % 7 == 0)
+            assert_int_equal(zc_pack_map(w, 1, i % 3, i, pg, NULL), 0);
+        else
+            assert_int_equal(zc_pack_add(w, pg, NULL), 0);
+    }
+    assert_int_equal(zc_pack_writer_close(w, NULL, 0), 0);
+}
+
+/* Open and read every page: 0, or the first error (with a message naming
+ * the file and an offset). */
+static int open_and_read_all(const char *path, char *msg, size_t len)
+{
+    zc_pack *pk;
+    unsigned char pg[PS];
+    int rc = zc_pack_open(path, &pk, msg, len);
+
+    if (rc)
+        return rc;
+    for (uint64_t id = 0; !rc && id < zc_pack_contents(pk); id++)
+        if ((rc = zc_pack_page(pk, id, pg)))
+            snprintf(msg, len, "%s", zc_pack_error(pk));
+    zc_pack_close(pk);
+    return rc;
+}
+
+static void test_every_truncation_fails_cleanly(void **state)
+{
+    const char *full = path_of("full.zcp"), *cut = path_of("cut.zcp");
+    unsigned char *b;
+    size_t n;
+    char msg[512];
+    (void)state;
+
+    small_pack(full);
+    b = read_file(full, &n);
+    assert_int_equal(open_and_read_all(full, msg, sizeof(msg)), 0);
+    for (size_t len = 0; len < n; len++) {
+        write_file(cut, b, len);
+        assert_int_equal(open_and_read_all(cut, msg, sizeof(msg)), -ZC_EFORMAT);
+        assert_non_null(strstr(msg, cut));
+        assert_non_null(strstr(msg, "offset"));
+        assert_null(strchr(msg, '\n'));
+    }
+    free(b);
+}
+
+/* A flipped bit is found, or changes nothing: a zstd frame may hold bits
+ * its decoder never uses (padding, an unused Huffman weight); then every
+ * page and key must read back as before. */
+static void test_bit_flips_are_detected(void **state)
+{
+    const char *full = path_of("flip.zcp"), *bad = path_of("bad.zcp");
+    unsigned char *b, *good, pg[PS];
+    size_t n, harmless = 0;
+    uint64_t nc, id, id2;
+    char msg[512];
+    zc_pack *pk, *gp;
+    (void)state;
+
+    small_pack(full);
+    b = read_file(full, &n);
+    assert_int_equal(zc_pack_open(full, &gp, NULL, 0), 0);
+    nc = zc_pack_contents(gp);
+    good = malloc(nc * PS);
+    for (id = 0; id < nc; id++)
+        assert_int_equal(zc_pack_page(gp, id, good + id * PS), 0);
+    for (size_t i = 0; i < n; i++)
+        for (int bit = 0; bit < 8; bit += 3) {
+            b[i] ^= (unsigned char)(1 << bit);
+            write_file(bad, b, n);
+            b[i] ^= (unsigned char)(1 << bit);
+            if (open_and_read_all(bad, msg, sizeof(msg)) == -ZC_EFORMAT) {
+                assert_non_null(strstr(msg, bad));
+                continue;
+            }
+            harmless++;
+            assert_int_equal(zc_pack_open(bad, &pk, NULL, 0), 0);
+            assert_int_equal(zc_pack_contents(pk), nc);
+            for (id = 0; id < nc; id++) {
+                assert_int_equal(zc_pack_page(pk, id, pg), 0);
+                assert_memory_equal(pg, good + id * PS, PS);
+            }
+            for (uint64_t k = 0; k < 140; k += 7) {
+                assert_int_equal(zc_pack_lookup(pk, 1, k % 3, k, &id), 0);
+                assert_int_equal(zc_pack_lookup(gp, 1, k % 3, k, &id2), 0);
+                assert_int_equal(id, id2);
+            }
+            zc_pack_close(pk);
+        }
+    assert_true(harmless < n / 50);
+    zc_pack_close(gp);
+    free(good);
+    free(b);
+}
+
+static void test_not_a_pack(void **state)
+{
+    char msg[512];
+    zc_pack *pk;
+    (void)state;
+
+    write_file(path_of("e.zcp"), "", 0);
+    assert_int_equal(zc_pack_open(path_of("e.zcp"), &pk, msg, sizeof(msg)),
+                     -ZC_EFORMAT);
+    write_file(path_of("t.zcp"), "hello, world, this is not a pack at all\n",
+               40);
+    assert_int_equal(zc_pack_open(path_of("t.zcp"), &pk, msg, sizeof(msg)),
+                     -ZC_EFORMAT);
+    assert_non_null(strstr(msg, "not a content pack"));
+    assert_int_equal(
+        zc_pack_open(path_of("missing.zcp"), &pk, msg, sizeof(msg)), -ZC_EIO);
+    assert_non_null(strstr(msg, "missing.zcp"));
+    assert_int_equal(zc_pack_open(dir, &pk, msg, sizeof(msg)), -ZC_EIO);
+}
+
+static void test_a_failed_writer_leaves_no_file(void **state)
+{
+    const char *p = path_of("fail.zcp");
+    zc_pack_writer *w;
+    unsigned char pg[PS];
+    char err[256];
+    (void)state;
+
+    /* bad arguments */
+    assert_int_equal(zc_pack_writer_open("-", PS, 0, &w, err, sizeof(err)),
+                     -ZC_EINVAL);
+    assert_int_equal(zc_pack_writer_open(p, 1000, 0, &w, err, sizeof(err)),
+                     -ZC_EINVAL);
+    assert_int_equal(zc_pack_writer_open(p, PS, 99, &w, err, sizeof(err)),
+                     -ZC_EINVAL);
+    assert_false(exists(p));
+    assert_int_equal(zc_pack_writer_open(path_of("no/such/dir.zcp"), PS, 0, &w,
+                                         err, sizeof(err)),
+                     -ZC_EIO);
+    assert_non_null(strstr(err, "no/such/dir.zcp"));
+
+    /* A file size limit fails the writes (EFBIG, SIGXFSZ ignored): the
+     * close reports it and removes what was written. */
+    {
+        struct rlimit old, lim;
+        void (*oldsig)(int) = signal(SIGXFSZ, SIG_IGN);
+        int rc = 0;
+        assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+        assert_int_equal(zc_pack_writer_open(p, PS, 1, &w, NULL, 0), 0);
+        lim = old;
+        lim.rlim_cur = 64 << 10;
+        assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+        for (uint64_t i = 0; i < 2000 && rc == 0; i++) {
+            zt_fill_random(pg, PS, i);
+            rc = zc_pack_add(w, pg, NULL);
+        }
+        assert_int_equal(rc, -ZC_EIO);
+        assert_int_equal(zc_pack_add(w, pg, NULL), -ZC_EIO); /* sticky */
+        assert_int_equal(zc_pack_writer_close(w, err, sizeof(err)), -ZC_EIO);
+        assert_non_null(strstr(err, p));
+        assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+        signal(SIGXFSZ, oldsig);
+        assert_false(exists(p));
+    }
+}
+
+static void test_content_source_pack(void **state)
+{
+    const char *p = path_of("src.zcp");
+    char spec[256], err[256];
+    zc_pack_writer *w;
+    zc_content *c, *s;
+    unsigned char pg[PS], want[PS];
+    (void)state;
+
+    assert_int_equal(zc_pack_writer_open(p, PS, 1, &w, NULL, 0), 0);
+    for (uint64_t i = 0; i < 100; i++) {
+        universe_page(i, pg);
+        assert_int_equal(zc_pack_map(w, 7, 0, i, pg, NULL), 0);
+        universe_page(i + 1000, pg);
+        assert_int_equal(zc_pack_map(w, 9, 55, i, pg, NULL), 0);
+    }
+    assert_int_equal(zc_pack_writer_close(w, NULL, 0), 0);
+
+    snprintf(spec, sizeof(spec), "pack:%s", p);
+    assert_int_equal(zc_content_open(spec, 8192, &c, err, sizeof(err)),
+                     -ZC_EINVAL);
+    assert_int_equal(zc_content_open(spec, PS, &c, err, sizeof(err)), 0);
+    for (uint64_t i = 0; i < 100; i++) {
+        universe_page(i, want);
+        assert_int_equal(zc_content_page(c, 7, i, 3, pg), 0);
+        assert_memory_equal(pg, want, PS);
+        assert_int_equal(zc_content_file_page(c, 7, 0, i, 0, pg), 0);
+        assert_memory_equal(pg, want, PS);
+        universe_page(i + 1000, want);
+        assert_int_equal(zc_content_file_page(c, 9, 55, i, 1, pg), 0);
+        assert_memory_equal(pg, want, PS);
+    }
+    assert_int_equal(zc_content_page(c, 7, 100, 0, pg), -ZC_ENOENT);
+    assert_int_equal(zc_content_file_page(c, 9, 56, 0, 0, pg), -ZC_ENOENT);
+    zc_content_close(c);
+    assert_int_equal(
+        zc_content_open("pack:/no/such.zcp", PS, &c, err, sizeof(err)),
+        -ZC_EIO);
+    assert_non_null(strstr(err, "/no/such.zcp"));
+
+    /* The other sources: ino 0 is zc_content_page(); other inodes give
+     * other bytes, the same every time. */
+    {
+        static const char *const specs[] = {"synth:3", "random:5", "zero"};
+        for (size_t k = 0; k < sizeof(specs) / sizeof(*specs); k++) {
+            assert_int_equal(zc_content_open(specs[k], PS, &s, NULL, 0), 0);
+            for (uint64_t i = 0; i < 50; i++) {
+                assert_int_equal(zc_content_page(s, 3, i, i % 3, want), 0);
+                assert_int_equal(zc_content_file_page(s, 3, 0, i, i % 3, pg),
+                                 0);
+                assert_memory_equal(pg, want, PS);
+                assert_int_equal(zc_content_file_page(s, 3, 77, i, i % 3, pg),
+                                 0);
+                if (k == 1)
+                    assert_memory_not_equal(pg, want, PS);
+                assert_int_equal(zc_content_file_page(s, 3, 77, i, i % 3, want),
+                                 0);
+                assert_memory_equal(pg, want, PS);
+            }
+            zc_content_close(s);
+        }
+    }
+    snprintf(spec, sizeof(spec), "image:%s", p);
+    assert_int_equal(zc_content_open(spec, PS, &s, NULL, 0), 0);
+    assert_int_equal(zc_content_file_page(s, 3, 0, 0, 0, pg), 0);
+    assert_int_equal(zc_content_file_page(s, 3, 1, 0, 0, pg), -ZC_EINVAL);
+    zc_content_close(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_duplicates_are_stored_once_and_read_back),
+        cmocka_unit_test(test_duplicates_of_written_blocks_get_their_old_ids),
+        cmocka_unit_test(test_key_map_lookups_and_remapping),
+        cmocka_unit_test(test_every_truncation_fails_cleanly),
+        cmocka_unit_test(test_bit_flips_are_detected),
+        cmocka_unit_test(test_not_a_pack),
+        cmocka_unit_test(test_a_failed_writer_leaves_no_file),
+        cmocka_unit_test(test_content_source_pack),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
