@@ -35,8 +35,11 @@ if [ -n "${ZC_UPDATE:-}" ]; then
   cp "$tmp/pipe/capture.zca.txt" "$data/capture.zca.txt"
   echo "updated $data/capture.zca.txt"
 fi
-cmp "$tmp/pipe/capture.zca.txt" "$data/capture.zca.txt" ||
-  { diff "$data/capture.zca.txt" "$tmp/pipe/capture.zca.txt" | head -20; fail "trace_pipe text: not the expected stream"; }
+# The library's version in the header is not the converter's business.
+grep -v '^meta created_by ' "$tmp/pipe/capture.zca.txt" > "$tmp/got" || true
+grep -v '^meta created_by ' "$data/capture.zca.txt" > "$tmp/want" || true
+cmp "$tmp/got" "$tmp/want" ||
+  { diff "$tmp/want" "$tmp/got" | head -20; fail "trace_pipe text: not the expected stream"; }
 for d in report plain; do
   cmp "$tmp/pipe/capture.zca.txt" "$tmp/$d/capture.zca.txt" ||
     fail "trace-cmd report text ($d): another stream than trace_pipe's"
