@@ -1,22 +1,48 @@
 /*
- * zcache-tracefs - turn a tracefs recording of one block device into a
- * block trace and the kernel's own page-cache op stream.
+ * zcache-tracefs - turn a tracefs recording of one file system on one
+ * block device into the streams of a libzcache recording: the block
+ * trace, the access stream, the kernel's own page-cache op stream, and
+ * the content pack that gives all of them their page bytes.
  *
  *   zcache-tracefs [OPTIONS] TRACE
  *
- * TRACE is the text of a tracefs instance's trace_pipe, with the events
+ * TRACE is text, one event a line, either as a tracefs instance's
+ * trace_pipe prints it
+ *
+ *        cat-8503    [001] .....  7232.604675: mm_filemap_get_pages: dev=7:0
+ * ...
+ *
+ * or as `trace-cmd report` prints it (no flags column, perhaps an
+ * "INSTANCE:" in front, header lines such as "cpus=2"), with the events
  *
  *   block:block_bio_queue                   the Q event of blktrace
- *   filemap:mm_filemap_add_to_page_cache    a page entered the page cache
- *   filemap:mm_filemap_delete_from_page_cache  a page left it
+ *   filemap:mm_filemap_add_to_page_cache    a folio entered the page cache
+ *   filemap:mm_filemap_delete_from_page_cache  a folio left it
+ *   filemap:mm_filemap_get_pages            a read(2): the requested range
+ *   filemap:mm_filemap_map_pages            fault-around of a mapping
+ *   filemap:mm_filemap_fault                one page of a mapping
+ *   ext4:ext4_da_write_begin, ext4_write_begin  a buffered write
  *   vmscan:mm_vmscan_*_reclaim_begin/_end   reclaim windows, per task
  *
- * as tools/zcache-record writes it.  Outputs:
+ * as tools/zcache-record captures them.  Filemap events print the inode
+ * in hex, ext4 events in decimal.  Outputs:
  *
  *   --blkparse FILE   the Q events in blkparse's default text format
- *                     (times relative to the first event, sequence numbers
- *                     per CPU), after comment lines saying that it was
- *                     made from tracefs events, not by blktrace
+ *                     (sequence numbers per CPU), after comment lines
+ *                     saying that it was made from tracefs events, not by
+ *                     blktrace; zstd-compressed when FILE ends in .zst
+ *   --access FILE     the access stream (.zca; the text form when FILE
+ *                     ends in .txt): one request per read, fault-around,
+ *                     fault or write event, keyed (s_dev, inode, page),
+ *                     and before an access, whenever it changed, a sample
+ *                     of the file system's resident page count (adds
+ *                     minus deletes, 2^order pages each, of its file
+ *                     pages).  Reads are clipped to the file's size:
+ *                     pages at or past ceil(size / 4096) are dropped, a
+ *                     range wholly past the end is dropped (counted).  A
+ *                     file's size starts at its --sizes entry (0 if it
+ *                     has none) and grows with the writes and mapped
+ *                     accesses seen (the kernel clips those itself).
  *   --kernel-ops FILE the kernel's page-cache stream as an op stream: a
  *                     page added is a cleancache get (a miss brought it
  *                     in), a page deleted inside a reclaim window of its
@@ -26,26 +52,47 @@
  *                     system (key: inode number), pool 1 the block
  *                     device's own page cache, where ext4 keeps metadata
  *                     (key: the device number, index: page of the device).
+ *                     With --pack, puts refer to the pack's contents.
+ *   --pack FILE       the content pack: every key a stream names mapped
+ *                     to its content: (dev, ino, n) for file pages,
+ *                     (dev, 0, n) for the block trace's pages and the
+ *                     metadata pages.
+ *   --inodes FILE     "ex <INO>" for every inode the trace names: the
+ *                     debugfs commands that list their extents.
  *
- * Page bytes come from the device image (--image) after the run: metadata
+ * Page bytes come from the device image (--image) after the run: device
  * pages at their own offset, file pages through the extents of their
  * inode (--extents: lines "INO LBLK PBLK LEN [u]", u for unwritten
- * extents, which read as zeros).  So the contents are exact for pages the
- * workload did not change after reading them; pages of files deleted
- * during the run cannot be found, and their puts are left out (counted).
+ * extents, which read as zeros).  A file page that no extent covers is a
+ * hole (or was never written back): zeros, if the file still exists at
+ * the end (--live: its "INO SIZE" list after the run; without it, a file
+ * with an extent exists).  Pages of files deleted during the run cannot
+ * be read: they get synthetic contents (zc_content "synth:1"), counted.
+ * So the contents are exact for pages the workload did not change after
+ * reading them.
  *
- * Lost events ("[LOST N EVENTS]") make the recording incomplete: an
- * error.  Bad input: a message naming the file and line, exit status 2.
+ * Times: nanoseconds from the trace's first event line, in both streams.
+ *
+ * Data layout: the inodes seen live in an open-addressing table (inode
+ * -> size, flags); the keys the pack must map are appended to an array
+ * that is sorted and made unique whenever it fills, and mapped in key
+ * order at the end (which also reads the image in order).
+ *
+ * Lost events ("[LOST N EVENTS]", "EVENTS DROPPED") make the recording
+ * incomplete: an error.  Bad input: "FILE:LINE: what", exit status 2;
+ * failures to write, exit status 1.  Outputs are removed on failure.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "zcache.h"
 #include "zcache_trace.h"
@@ -53,6 +100,10 @@
 #define NAME "zcache-tracefs"
 #define PAGE 4096u
 #define MAX_CPUS 1024
+#define MAX_ORDER 20
+
+/* ---- state ---------------------------------------------------------------
+ */
 
 struct extent {
     uint64_t ino, lblk, pblk, len;
@@ -64,52 +115,99 @@ struct reclaim {
     int depth;
 };
 
+/* An inode of the traced file system.  size: the bytes the reads are
+ * clipped to (the --sizes entry, grown by writes and mapped accesses). */
+struct inode {
+    uint64_t ino; /* 0: an empty slot */
+    uint64_t size;
+    bool live;  /* in --live: it exists after the run */
+    bool named; /* some event names it (for --inodes) */
+};
+
+/* A key the pack maps.  ACCESS: the access stream names it (the distinct
+ * pages of the stream are those keys). */
+struct key {
+    uint64_t ino, index;
+    uint32_t dev;
+    uint32_t flags;
+};
+#define KEY_ACCESS 1u
+
 static struct {
-    const char *in, *blkparse, *kops, *image, *extents, *inodes;
+    const char *in, *blkparse, *kops, *access, *pack, *image, *extents, *inodes,
+        *sizes, *live;
     uint32_t dev; /* the kernel's dev_t of the device: maj << 20 | min */
     bool dev_set;
     uint32_t bdevfs; /* s_dev of the block-device pseudo file system */
     int level;
+    uint64_t memory_limit, read_ahead_kb;
+    bool memory_limit_set, read_ahead_set;
 } o = {.bdevfs = 3, .level = 9};
 
 static struct {
     uint64_t lines, bios, adds, deletes, evictions, invalidations;
-    uint64_t gets, puts, unmapped, markers, other;
+    uint64_t gets, puts, synth_puts, markers, other;
+    uint64_t reads, writes, mapped; /* access stream, in pages */
+    uint64_t read_events, write_events, mapped_events;
+    uint64_t past_eof, clipped_pages; /* reads dropped, pages cut */
+    uint64_t samples, resident_below_zero, reordered;
+    uint64_t pack_keys, synth_keys, distinct;
 } n;
 
-static FILE *bp;
+/* The text output, plain or zstd-compressed. */
+struct out {
+    FILE *f;
+    ZSTD_CCtx *z;
+    const char *path;
+    char buf[1 << 16];
+};
+
+static struct out *bp;
 static zc_ops_writer *ops;
+static zc_access_writer *aw;
+static zc_pack_writer *pw;
+static zc_content *synth;
 static int image_fd = -1;
 static struct extent *ext;
 static size_t next_;
-static uint64_t *inos;
-static size_t ninos, inos_cap;
+static struct inode *itab;
+static size_t itab_cap, itab_len;
+static struct key *keys;
+static size_t nkeys, keys_cap;
+static uint64_t *samples;
+static size_t samples_cap;
 static struct reclaim *rec;
 static size_t nrec;
 static uint64_t seq[MAX_CPUS];
-static uint64_t t0_ns;
+static uint64_t t0_ns, last_access_ns;
 static bool have_t0, pool_init[2];
+static int64_t resident;
+static uint64_t last_sample;
+static bool have_sample;
 static uint64_t lineno;
 static unsigned char page[PAGE];
-
-/* Outputs being written: removed on failure, so that nothing partial
- * looks complete. */
-static void remove_outputs(void)
-{
-    if (o.blkparse)
-        remove(o.blkparse);
-    if (o.kops)
-        remove(o.kops);
-    if (o.inodes)
-        remove(o.inodes);
-}
-
 static bool writing;
 
-static void die(int status, const char *fmt, const char *a, const char *b)
+/* ---- errors -------------------------------------------------------------
+ */
+
+static void remove_outputs(void)
 {
+    const char *paths[] = {o.blkparse, o.kops, o.access, o.pack, o.inodes};
+
+    for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+        if (paths[i] && strcmp(paths[i], "-"))
+            remove(paths[i]);
+}
+
+static void die(int status, const char *fmt, ...)
+{
+    va_list ap;
+
     fprintf(stderr, NAME ": ");
-    fprintf(stderr, fmt, a, b);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
     fputc('\n', stderr);
     if (writing)
         remove_outputs();
@@ -124,49 +222,178 @@ static void bad(const char *what)
     exit(2);
 }
 
+static void *grow(void *p, size_t *cap, size_t size, size_t first)
+{
+    size_t c = *cap ? *cap * 2 : first;
+
+    if (c < *cap || c > SIZE_MAX / size)
+        die(1, "out of memory");
+    p = realloc(p, c * size);
+    if (!p)
+        die(1, "out of memory");
+    *cap = c;
+    return p;
+}
+
+/* ---- numbers and fields (no sscanf: every overflow is caught) ------------
+ */
+
+/* An unsigned number in base 10 or 16 at *p (a "0x" is taken in base 16),
+ * ending at a blank, the end, or one of the characters in `stop`. */
+static bool take_u64(const char **p, int base, const char *stop, uint64_t *v)
+{
+    const char *s = *p;
+    uint64_t x = 0;
+    int digits = 0;
+
+    if (base == 16 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        s += 2;
+    for (;; s++, digits++) {
+        unsigned d;
+        if (*s >= '0' && *s <= '9')
+            d = (unsigned)(*s - '0');
+        else if (base == 16 && *s >= 'a' && *s <= 'f')
+            d = (unsigned)(*s - 'a' + 10);
+        else if (base == 16 && *s >= 'A' && *s <= 'F')
+            d = (unsigned)(*s - 'A' + 10);
+        else
+            break;
+        if (x > (UINT64_MAX - d) / (unsigned)base)
+            return false;
+        x = x * (unsigned)base + d;
+    }
+    if (!digits || (*s && *s != ' ' && *s != '\t' && !strchr(stop, *s)))
+        return false;
+    *p = s;
+    *v = x;
+    return true;
+}
+
+/* The value of field `key` in an event's details, written "key=value" or
+ * "key value" (filemap and ext4 events differ), or NULL. */
+static const char *field(const char *d, const char *key)
+{
+    size_t len = strlen(key);
+
+    for (const char *s = d; (s = strstr(s, key)) != NULL; s += len) {
+        if (s != d && s[-1] != ' ' && s[-1] != '\t')
+            continue;
+        if (s[len] == '=')
+            return s + len + 1;
+        if (s[len] == ' ')
+            return s + len + strspn(s + len, " ");
+    }
+    return NULL;
+}
+
+static uint64_t field_u64(const char *d, const char *key, int base,
+                          const char *stop, const char *what)
+{
+    const char *v = field(d, key);
+    uint64_t x;
+
+    if (!v || !take_u64(&v, base, stop, &x))
+        bad(what);
+    return x;
+}
+
+/* "MAJ:MIN" or "MAJ,MIN" (ext4 prints a comma) into a dev_t. */
+static uint32_t take_dev(const char **p, const char *what)
+{
+    uint64_t maj, min;
+
+    if (!take_u64(p, 10, ":,", &maj) || (**p != ':' && **p != ','))
+        bad(what);
+    ++*p;
+    if (!take_u64(p, 10, "", &min) || maj >= 4096 || min >= (1u << 20))
+        bad(what);
+    return (uint32_t)(maj << 20 | min);
+}
+
+static uint32_t field_dev(const char *d, const char *what)
+{
+    const char *v = field(d, "dev");
+
+    if (!v)
+        bad(what);
+    return take_dev(&v, what);
+}
+
+/* ---- arguments ----------------------------------------------------------
+ */
+
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: " NAME " [OPTIONS] TRACE\n"
-               "\n"
-               "Convert a tracefs recording (block_bio_queue, mm_filemap_*, "
-               "vmscan reclaim\n"
-               "events of one device) into a blkparse text trace and the "
-               "kernel's op stream.\n"
-               "\n"
-               "  --dev MAJ:MIN       the device (default: that of the first "
-               "bio event)\n"
-               "  --bdevfs N          s_dev of the block-device pseudo fs "
-               "(default 3)\n"
-               "  --blkparse FILE     write the Q events as blkparse text\n"
-               "  --kernel-ops FILE   write the kernel's page-cache stream "
-               "(.zct, or text if\n"
-               "                      FILE ends in .txt)\n"
-               "  --image IMG         the device image (page contents)\n"
-               "  --extents FILE      'INO LBLK PBLK LEN [u]' lines for the "
-               "files' pages\n"
-               "  --level N           .zct compression: 0, 1 or 9 (default 9)\n"
-               "  --inodes FILE       write 'ex <INO>' for every file inode in "
-               "the trace\n"
-               "                      (debugfs commands for the extents)\n"
-               "  --help\n");
+    fprintf(f,
+            "usage: " NAME " [OPTIONS] TRACE\n"
+            "\n"
+            "Convert a tracefs recording (trace_pipe or trace-cmd report text) "
+            "of one\n"
+            "device into a block trace, an access stream, the kernel's op "
+            "stream and a\n"
+            "content pack.\n"
+            "\n"
+            "  --dev MAJ:MIN        the device (default: that of the first "
+            "event)\n"
+            "  --bdevfs N           s_dev of the block-device pseudo fs "
+            "(default 3)\n"
+            "  --blkparse FILE      the Q events as blkparse text (zstd if "
+            "FILE ends in .zst)\n"
+            "  --access FILE        the access stream (.zca; text if FILE "
+            "ends in .txt)\n"
+            "  --kernel-ops FILE    the kernel's page-cache stream (.zct, or "
+            "text if .txt)\n"
+            "  --pack FILE          the content pack of every key the streams "
+            "name\n"
+            "  --image IMG          the device image (page contents)\n"
+            "  --extents FILE       'INO LBLK PBLK LEN [u]' lines: the files' "
+            "blocks\n"
+            "  --sizes FILE         'INO SIZE' lines before the run: reads are "
+            "clipped to it\n"
+            "  --live FILE          'INO SIZE' lines after the run: files not "
+            "in it were\n"
+            "                       deleted (their pages get synthetic "
+            "contents)\n"
+            "  --memory-limit BYTES header field of the access stream\n"
+            "  --read-ahead-kb N    header field of the access stream\n"
+            "  --level N            .zct compression: 0, 1 or 9 (default 9)\n"
+            "  --inodes FILE        write 'ex <INO>' for every inode in the "
+            "trace\n"
+            "                       (debugfs commands for the extents)\n"
+            "  --help\n");
 }
 
 static uint64_t number(const char *s, const char *what)
 {
-    char *end;
+    const char *p = s;
     uint64_t v;
 
-    errno = 0;
-    v = strtoull(s, &end, 0);
-    if (errno || end == s || *end)
+    if (!take_u64(&p, 10, "", &v) || *p)
         die(2, "%s: not a number: '%s'", what, s);
     return v;
 }
 
+static bool ends_with(const char *s, const char *tail)
+{
+    size_t a = strlen(s), b = strlen(tail);
+
+    return a >= b && !strcmp(s + a - b, tail);
+}
+
 static void parse_args(int argc, char **argv)
 {
+    struct {
+        const char *name;
+        const char **dst;
+    } paths[] = {{"--blkparse", &o.blkparse}, {"--kernel-ops", &o.kops},
+                 {"--access", &o.access},     {"--pack", &o.pack},
+                 {"--image", &o.image},       {"--inodes", &o.inodes},
+                 {"--extents", &o.extents},   {"--sizes", &o.sizes},
+                 {"--live", &o.live}};
+
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        size_t k;
         if (!strcmp(a, "--help")) {
             usage(stdout);
             exit(0);
@@ -178,44 +405,131 @@ static void parse_args(int argc, char **argv)
             continue;
         }
         if (!v)
-            die(2, "option %s needs a value%s", a, "");
+            die(2, "option %s needs a value", a);
         i++;
-        if (!strcmp(a, "--dev")) {
-            unsigned maj, min;
-            char c;
-            if (sscanf(v, "%u:%u%c", &maj, &min, &c) != 2 || maj >= 4096 ||
+        for (k = 0; k < sizeof(paths) / sizeof(paths[0]); k++)
+            if (!strcmp(a, paths[k].name))
+                break;
+        if (k < sizeof(paths) / sizeof(paths[0])) {
+            *paths[k].dst = v;
+        } else if (!strcmp(a, "--dev")) {
+            const char *p = v;
+            uint64_t maj, min;
+            if (!take_u64(&p, 10, ":", &maj) || *p++ != ':' ||
+                !take_u64(&p, 10, "", &min) || *p || maj >= 4096 ||
                 min >= (1u << 20))
-                die(2, "--dev %s: want MAJ:MIN%s", v, "");
-            o.dev = maj << 20 | min;
+                die(2, "--dev %s: want MAJ:MIN", v);
+            o.dev = (uint32_t)(maj << 20 | min);
             o.dev_set = true;
         } else if (!strcmp(a, "--bdevfs")) {
             o.bdevfs = (uint32_t)number(v, "--bdevfs");
-        } else if (!strcmp(a, "--blkparse")) {
-            o.blkparse = v;
-        } else if (!strcmp(a, "--kernel-ops")) {
-            o.kops = v;
-        } else if (!strcmp(a, "--image")) {
-            o.image = v;
-        } else if (!strcmp(a, "--inodes")) {
-            o.inodes = v;
-        } else if (!strcmp(a, "--extents")) {
-            o.extents = v;
+        } else if (!strcmp(a, "--memory-limit")) {
+            o.memory_limit = number(v, "--memory-limit");
+            o.memory_limit_set = true;
+        } else if (!strcmp(a, "--read-ahead-kb")) {
+            o.read_ahead_kb = number(v, "--read-ahead-kb");
+            o.read_ahead_set = true;
         } else if (!strcmp(a, "--level")) {
             o.level = (int)number(v, "--level");
             if (o.level != 0 && o.level != 1 && o.level != 9)
-                die(2, "--level %s: want 0, 1 or 9%s", v, "");
+                die(2, "--level %s: want 0, 1 or 9", v);
         } else {
-            die(2, "unknown option '%s'%s", a, "");
+            die(2, "unknown option '%s'", a);
         }
     }
     if (!o.in)
-        die(2, "no trace given%s%s", "", "");
-    if (o.kops && (!o.image || !o.dev_set))
-        die(2, "--kernel-ops needs --image (the page contents) and --dev%s%s",
-            "", "");
+        die(2, "no trace given");
+    if ((o.kops || o.pack) && (!o.image || !o.dev_set))
+        die(2, "--kernel-ops and --pack need --image (the page contents) "
+               "and --dev");
+    if (o.pack && !strcmp(o.pack, "-"))
+        die(2, "--pack: a file, not standard output");
 }
 
-/* ---- extents ------------------------------------------------------------ */
+/* ---- inodes ---------------------------------------------------------------
+ */
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return x;
+}
+
+static void inode_table_grow(void)
+{
+    struct inode *old = itab;
+    size_t old_cap = itab_cap;
+
+    itab_cap = old_cap ? old_cap * 2 : 4096;
+    if (itab_cap < old_cap || itab_cap > SIZE_MAX / sizeof(*itab) ||
+        !(itab = calloc(itab_cap, sizeof(*itab))))
+        die(1, "out of memory");
+    for (size_t j = 0; j < old_cap; j++) {
+        size_t i;
+        if (!old[j].ino)
+            continue;
+        for (i = mix(old[j].ino) & (itab_cap - 1); itab[i].ino;
+             i = (i + 1) & (itab_cap - 1))
+            ;
+        itab[i] = old[j];
+    }
+    free(old);
+}
+
+/* The inode's entry, made if absent (inode 0 does not exist). */
+static struct inode *inode(uint64_t ino)
+{
+    size_t i;
+
+    if (!ino)
+        bad("inode 0");
+    if ((itab_len + 1) * 4 > itab_cap * 3) /* at most 3/4 full */
+        inode_table_grow();
+    for (i = mix(ino) & (itab_cap - 1); itab[i].ino;
+         i = (i + 1) & (itab_cap - 1))
+        if (itab[i].ino == ino)
+            return &itab[i];
+    itab[i].ino = ino;
+    itab_len++;
+    return &itab[i];
+}
+
+/* "INO SIZE" lines into the table: sizes (live false) or the list of
+ * files left after the run (live true, sizes untouched). */
+static void load_sizes(const char *path, bool live)
+{
+    FILE *f = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    uint64_t ln = 0;
+
+    if (!f)
+        die(2, "%s: %s", path, strerror(errno));
+    while (getline(&line, &cap, f) > 0) {
+        const char *p = line + strspn(line, " \t");
+        uint64_t ino, size;
+        struct inode *e;
+        ln++;
+        line[strcspn(line, "\n")] = '\0';
+        if (*p == '#' || *p == '\0')
+            continue;
+        if (!take_u64(&p, 10, "", &ino) || !ino ||
+            !(p += strspn(p, " \t"), take_u64(&p, 10, "", &size)) || *p)
+            die(2, "%s:%" PRIu64 ": want 'INO SIZE'", path, ln);
+        e = inode(ino);
+        if (live)
+            e->live = true;
+        else if (size > e->size)
+            e->size = size; /* hard links list an inode twice */
+    }
+    free(line);
+    fclose(f);
+}
+
+/* ---- extents ------------------------------------------------------------
+ */
 
 static int ext_cmp(const void *a, const void *b)
 {
@@ -229,36 +543,39 @@ static int ext_cmp(const void *a, const void *b)
 static void load_extents(void)
 {
     FILE *f = fopen(o.extents, "r");
-    char line[256];
-    size_t cap = 0;
+    char *line = NULL;
+    size_t cap = 0, ecap = 0;
     uint64_t ln = 0;
 
     if (!f)
         die(2, "%s: %s", o.extents, strerror(errno));
-    while (fgets(line, sizeof(line), f)) {
+    while (getline(&line, &cap, f) > 0) {
         struct extent e = {0};
-        char flag[8] = "";
-        int k;
+        const char *p = line;
+        uint64_t *v[] = {&e.ino, &e.lblk, &e.pblk, &e.len};
+        bool ok = true;
         ln++;
-        if (line[0] == '#' || line[0] == '\n')
+        line[strcspn(line, "\n")] = '\0';
+        if (line[0] == '#' || line[0] == '\0')
             continue;
-        k = sscanf(line, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %7s",
-                   &e.ino, &e.lblk, &e.pblk, &e.len, flag);
-        if (k < 4 || e.len == 0 || (k == 5 && strcmp(flag, "u"))) {
-            fprintf(stderr,
-                    NAME ": %s:%" PRIu64 ": want 'INO LBLK PBLK LEN [u]'\n",
-                    o.extents, ln);
-            exit(2);
+        for (size_t k = 0; k < 4 && ok; k++) {
+            p += strspn(p, " \t");
+            ok = take_u64(&p, 10, "", v[k]);
         }
-        e.unwritten = k == 5;
-        if (next_ == cap) {
-            cap = cap ? cap * 2 : 1024;
-            ext = realloc(ext, cap * sizeof(*ext));
-            if (!ext)
-                die(1, "out of memory%s%s", "", "");
+        p += strspn(p, " \t");
+        if (ok && *p == 'u') {
+            e.unwritten = true;
+            p++;
         }
+        if (!ok || *p || !e.len || e.lblk + e.len < e.lblk ||
+            e.pblk > UINT64_MAX / PAGE - e.len)
+            die(2, "%s:%" PRIu64 ": want 'INO LBLK PBLK LEN [u]'", o.extents,
+                ln);
+        if (next_ == ecap)
+            ext = grow(ext, &ecap, sizeof(*ext), 1024);
         ext[next_++] = e;
     }
+    free(line);
     fclose(f);
     qsort(ext, next_, sizeof(*ext), ext_cmp);
 }
@@ -281,7 +598,31 @@ static const struct extent *find_extent(uint64_t ino, uint64_t lblk)
     return NULL;
 }
 
-/* ---- outputs ------------------------------------------------------------ */
+/* Whether ino still exists after the run: in --live, or, without it,
+ * owning an extent.  ext4's reserved inodes (below 11: the journal, the
+ * resize inode, ...) always exist, and find(1) never lists them. */
+#define EXT4_FIRST_INO 11
+
+static bool alive(uint64_t ino)
+{
+    size_t lo = 0, hi = next_;
+
+    if (ino < EXT4_FIRST_INO)
+        return true;
+    if (o.live)
+        return inode(ino)->live;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ext[mid].ino < ino)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < next_ && ext[lo].ino == ino;
+}
+
+/* ---- contents -----------------------------------------------------------
+ */
 
 static void read_image(uint64_t off)
 {
@@ -293,6 +634,173 @@ static void read_image(uint64_t off)
         memset(page + got, 0, PAGE - (size_t)got);
 }
 
+/* page[] = the content of key (dev, ino, index) (ino 0: a device page).
+ * Returns true when the content is synthetic (a deleted file's page). */
+static bool content(uint32_t dev, uint64_t ino, uint64_t index)
+{
+    const struct extent *e;
+    char err[256];
+    int rc;
+
+    if (!ino) {
+        if (index > UINT64_MAX / PAGE)
+            bad("a device page past 2^64 bytes");
+        read_image(index * PAGE);
+        return false;
+    }
+    if ((e = find_extent(ino, index)) != NULL) {
+        if (e->unwritten)
+            memset(page, 0, PAGE);
+        else
+            read_image((e->pblk + index - e->lblk) * PAGE);
+        return false;
+    }
+    if (alive(ino)) { /* a hole, or past the end */
+        memset(page, 0, PAGE);
+        return false;
+    }
+    if (!synth && zc_content_open("synth:1", PAGE, &synth, err, sizeof(err)))
+        die(1, "synth:1: %s", err);
+    rc = zc_content_file_page(synth, dev, ino, index, 0, page);
+    if (rc)
+        die(1, "synth:1: %s", zc_strerror(rc));
+    return true;
+}
+
+/* ---- keys for the pack ----------------------------------------------------
+ */
+
+static int key_cmp(const void *a, const void *b)
+{
+    const struct key *x = a, *y = b;
+
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    if (x->ino != y->ino)
+        return x->ino < y->ino ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Sort and merge equal keys (their flags or'ed). */
+static void keys_unique(void)
+{
+    size_t w = 0;
+
+    qsort(keys, nkeys, sizeof(*keys), key_cmp);
+    for (size_t r = 0; r < nkeys; r++) {
+        if (w && !key_cmp(&keys[w - 1], &keys[r]))
+            keys[w - 1].flags |= keys[r].flags;
+        else
+            keys[w++] = keys[r];
+    }
+    nkeys = w;
+}
+
+static void key_add(uint32_t dev, uint64_t ino, uint64_t index, uint32_t flags)
+{
+    if (!pw && !(flags & KEY_ACCESS))
+        return;
+    if (nkeys == keys_cap) {
+        if (keys_cap)
+            keys_unique();
+        if (!keys_cap || nkeys * 2 > keys_cap)
+            keys = grow(keys, &keys_cap, sizeof(*keys), 1 << 16);
+    }
+    keys[nkeys++] =
+        (struct key){.dev = dev, .ino = ino, .index = index, .flags = flags};
+}
+
+static void map_keys(void)
+{
+    keys_unique();
+    for (size_t i = 0; i < nkeys; i++) {
+        const struct key *k = &keys[i];
+        n.distinct += (k->flags & KEY_ACCESS) != 0;
+        if (!pw)
+            continue;
+        n.synth_keys += content(k->dev, k->ino, k->index);
+        if (zc_pack_map(pw, k->dev, k->ino, k->index, page, NULL))
+            die(1, "%s", zc_pack_writer_error(pw));
+        n.pack_keys++;
+    }
+}
+
+/* ---- outputs ------------------------------------------------------------
+ */
+
+static void out_write(struct out *w, const void *p, size_t len)
+{
+    if (!w->z) {
+        if (fwrite(p, 1, len, w->f) != len)
+            die(1, "%s: write error", w->path);
+        return;
+    }
+    ZSTD_inBuffer in = {p, len, 0};
+    while (in.pos < in.size) {
+        ZSTD_outBuffer ob = {w->buf, sizeof(w->buf), 0};
+        size_t r = ZSTD_compressStream2(w->z, &ob, &in, ZSTD_e_continue);
+        if (ZSTD_isError(r))
+            die(1, "%s: zstd: %s", w->path, ZSTD_getErrorName(r));
+        if (fwrite(w->buf, 1, ob.pos, w->f) != ob.pos)
+            die(1, "%s: write error", w->path);
+    }
+}
+
+static void out_printf(struct out *w, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    int len;
+
+    va_start(ap, fmt);
+    len = vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    if (len < 0 || (size_t)len >= sizeof(line))
+        die(1, "%s: a line too long to write", w->path);
+    out_write(w, line, (size_t)len);
+}
+
+static struct out *out_open(const char *path)
+{
+    struct out *w = calloc(1, sizeof(*w));
+
+    if (!w)
+        die(1, "out of memory");
+    w->path = path;
+    w->f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+    if (!w->f)
+        die(1, "%s: %s", path, strerror(errno));
+    if (ends_with(path, ".zst")) {
+        w->z = ZSTD_createCCtx();
+        if (!w->z ||
+            ZSTD_isError(
+                ZSTD_CCtx_setParameter(w->z, ZSTD_c_compressionLevel, 19)) ||
+            ZSTD_isError(ZSTD_CCtx_setParameter(w->z, ZSTD_c_checksumFlag, 1)))
+            die(1, "%s: zstd cannot start", path);
+    }
+    return w;
+}
+
+static void out_close(struct out *w)
+{
+    if (w->z) {
+        size_t r;
+        do {
+            ZSTD_inBuffer in = {NULL, 0, 0};
+            ZSTD_outBuffer ob = {w->buf, sizeof(w->buf), 0};
+            r = ZSTD_compressStream2(w->z, &ob, &in, ZSTD_e_end);
+            if (ZSTD_isError(r))
+                die(1, "%s: zstd: %s", w->path, ZSTD_getErrorName(r));
+            if (fwrite(w->buf, 1, ob.pos, w->f) != ob.pos)
+                die(1, "%s: write error", w->path);
+        } while (r);
+        ZSTD_freeCCtx(w->z);
+    }
+    if (w->f == stdout ? fflush(w->f) : fclose(w->f))
+        die(1, "%s: write error", w->path);
+    free(w);
+}
+
 static void emit(zc_op *op)
 {
     if (!ops)
@@ -301,44 +809,61 @@ static void emit(zc_op *op)
         zc_op init = {
             .kind = ZC_OP_INIT_FS, .pool = op->pool, .page_size = PAGE};
         if (zc_ops_write(ops, &init))
-            die(1, "%s%s", zc_ops_writer_error(ops), "");
+            die(1, "%s", zc_ops_writer_error(ops));
         pool_init[op->pool] = true;
     }
     if (zc_ops_write(ops, op))
-        die(1, "%s%s", zc_ops_writer_error(ops), "");
+        die(1, "%s", zc_ops_writer_error(ops));
 }
+
+/* ---- events: page cache -------------------------------------------------
+ */
 
 static int *reclaim_depth(uint32_t pid)
 {
+    size_t cap = nrec;
+
     for (size_t i = 0; i < nrec; i++)
         if (rec[i].pid == pid)
             return &rec[i].depth;
-    rec = realloc(rec, (nrec + 1) * sizeof(*rec));
+    rec = realloc(rec, (cap + 1) * sizeof(*rec));
     if (!rec)
-        die(1, "out of memory%s%s", "", "");
+        die(1, "out of memory");
     rec[nrec].pid = pid;
     rec[nrec].depth = 0;
     return &rec[nrec++].depth;
 }
 
-/* "dev MAJ:MIN ino HEX pfn=0x.. ofs=BYTES order=K" */
+/* The device of an event: the first one seen, unless --dev says.  The
+ * block-device pseudo file system never is. */
+static bool our_dev(uint32_t dev)
+{
+    if (!o.dev_set && dev != o.bdevfs) {
+        o.dev = dev;
+        o.dev_set = true;
+    }
+    return o.dev_set && dev == o.dev;
+}
+
+/* "dev MAJ:MIN ino HEX pfn=0x.. ofs=BYTES order=K" (order: absent on
+ * kernels before large folios) */
 static void filemap(bool add, const char *d, const char *comm, uint32_t pid)
 {
-    unsigned maj, min, order;
-    uint64_t ino, ofs, pfn;
-    uint32_t sdev;
+    const char *what = "a filemap add/delete event that does not parse";
+    uint32_t sdev = field_dev(d, what);
+    uint64_t ino = field_u64(d, "ino", 16, "", what);
+    uint64_t ofs = field_u64(d, "ofs", 10, "", what);
+    uint64_t order =
+        field(d, "order") ? field_u64(d, "order", 10, "", what) : 0;
+    uint64_t pages;
     zc_op op = {0};
     bool meta, evict;
 
-    if (sscanf(d,
-               "dev %u:%u ino %" SCNx64 " pfn=0x%" SCNx64 " ofs=%" SCNu64
-               " order=%u",
-               &maj, &min, &ino, &pfn, &ofs, &order) != 6 ||
-        order > 20 || ofs % PAGE)
-        bad("a filemap event that does not parse");
-    sdev = maj << 20 | min;
-    meta = sdev == o.bdevfs && o.dev_set && ino == o.dev;
-    if (!o.dev_set || (sdev != o.dev && !meta)) {
+    if (order > MAX_ORDER || ofs % PAGE)
+        bad(what);
+    pages = 1ull << order;
+    meta = o.dev_set && sdev == o.bdevfs && ino == o.dev;
+    if (!meta && !our_dev(sdev)) {
         n.other++;
         return;
     }
@@ -346,26 +871,25 @@ static void filemap(bool add, const char *d, const char *comm, uint32_t pid)
         n.adds++;
     else
         n.deletes++;
-    evict = !add && (*reclaim_depth(pid) > 0 || !strncmp(comm, "kswapd", 6) ||
-                     !strncmp(comm, "kdamond", 7));
+    evict = !add && (*reclaim_depth(pid) > 0 || strstr(comm, "kswapd") ||
+                     strstr(comm, "kdamond"));
     if (!add) {
         if (evict)
             n.evictions++;
         else
             n.invalidations++;
     }
-    if (!meta && o.inodes) {
-        if (ninos == inos_cap) {
-            inos_cap = inos_cap ? inos_cap * 2 : 1024;
-            inos = realloc(inos, inos_cap * sizeof(*inos));
-            if (!inos)
-                die(1, "out of memory%s%s", "", "");
+    if (!meta) {
+        inode(ino)->named = true;
+        resident += add ? (int64_t)pages : -(int64_t)pages;
+        if (resident < 0) { /* a page cached before the recording began */
+            n.resident_below_zero++;
+            resident = 0;
         }
-        inos[ninos++] = ino;
     }
     op.pool = meta ? 1 : 0;
     op.key = zc_filekey_from_ino(ino);
-    for (uint64_t k = 0; k < (1ull << order); k++) {
+    for (uint64_t k = 0; k < pages; k++) {
         op.index = ofs / PAGE + k;
         if (add) {
             op.kind = ZC_OP_GET;
@@ -373,53 +897,248 @@ static void filemap(bool add, const char *d, const char *comm, uint32_t pid)
         } else if (!evict) {
             op.kind = ZC_OP_INVALIDATE_PAGE;
         } else {
-            const struct extent *e;
             op.kind = ZC_OP_PUT;
             op.page = page;
-            if (!ops) {
-                n.puts++;
-                continue;
-            }
-            if (meta) {
-                read_image(op.index * PAGE);
-            } else if ((e = find_extent(ino, op.index)) != NULL) {
-                if (e->unwritten)
-                    memset(page, 0, PAGE);
-                else
-                    read_image((e->pblk + op.index - e->lblk) * PAGE);
-            } else {
-                n.unmapped++;
-                continue;
-            }
             n.puts++;
+            if (ops && content(o.dev, meta ? 0 : ino, op.index))
+                n.synth_puts++;
         }
+        key_add(o.dev, meta ? 0 : ino, op.index, 0);
         emit(&op);
     }
 }
 
 /* "MAJ,MIN RWBS SECTOR + COUNT [COMM]" */
-static void bio(const char *d, unsigned cpu, uint32_t pid, uint64_t t_ns)
+static void bio(const char *d, unsigned cpu, uint32_t pid, uint64_t rel)
 {
-    unsigned maj, min, count;
-    uint64_t sector, rel;
-    char rwbs[16];
+    const char *what = "a block_bio_queue event that does not parse";
+    const char *p = d + strspn(d, " ");
     const char *comm;
+    uint32_t dev = take_dev(&p, what);
+    uint64_t sector, count;
+    char rwbs[16];
+    size_t len;
 
-    if (sscanf(d, "%u,%u %15s %" SCNu64 " + %u", &maj, &min, rwbs, &sector,
-               &count) != 5)
-        bad("a block_bio_queue event that does not parse");
-    if (!o.dev_set) {
-        o.dev = maj << 20 | min;
-        o.dev_set = true;
-    }
-    if ((maj << 20 | min) != o.dev) {
+    p += strspn(p, " ");
+    len = strcspn(p, " ");
+    if (!len || len >= sizeof(rwbs))
+        bad(what);
+    memcpy(rwbs, p, len);
+    rwbs[len] = '\0';
+    p += len + strspn(p + len, " ");
+    if (!take_u64(&p, 10, "", &sector))
+        bad(what);
+    p += strspn(p, " ");
+    if (*p++ != '+')
+        bad(what);
+    p += strspn(p, " ");
+    if (!take_u64(&p, 10, "", &count) || count > UINT32_MAX ||
+        sector > (UINT64_MAX >> 9) - count)
+        bad(what);
+    if (!our_dev(dev)) {
         n.other++;
         return;
     }
     n.bios++;
+    if (count && strchr(rwbs, 'D') == NULL) /* discards touch no pages */
+        for (uint64_t pg = sector * 512 / PAGE;
+             pg <= ((sector + count) * 512 - 1) / PAGE; pg++)
+            key_add(dev, 0, pg, 0);
     if (!bp)
         return;
-    comm = strchr(d, '[');
+    comm = strchr(p, '[');
+    out_printf(bp,
+               "%3u,%-3u %2u %8" PRIu64 " %5" PRIu64 ".%09" PRIu64
+               " %5u  Q %3s %" PRIu64 " + %" PRIu64 " %s\n",
+               dev >> 20, dev & 0xfffff, cpu, ++seq[cpu % MAX_CPUS],
+               rel / 1000000000, rel % 1000000000, pid, rwbs, sector, count,
+               comm ? comm : "[?]");
+}
+
+/* ---- events: accesses ---------------------------------------------------
+ */
+
+enum access_kind { READ, MAPPED_RANGE, FAULT, WRITE };
+
+static void write_access(uint64_t rel, uint64_t ino, uint64_t first,
+                         uint64_t pages, enum access_kind kind)
+{
+    zc_request req = {
+        .dev = o.dev,
+        .ino = ino,
+        .offset = first * PAGE,
+        .length = pages * PAGE,
+        .write = kind == WRITE,
+        .flags = kind == MAPPED_RANGE || kind == FAULT ? ZC_REQ_MAPPED : 0};
+
+    if (rel < last_access_ns) { /* CPUs' clocks a hair apart */
+        n.reordered++;
+        rel = last_access_ns;
+    }
+    last_access_ns = rel;
+    req.time_ns = rel;
+    for (uint64_t k = 0; k < pages; k++)
+        key_add(o.dev, ino, first + k, KEY_ACCESS);
+    if ((uint64_t)resident != last_sample || !have_sample) {
+        if (samples_cap == n.samples)
+            samples = grow(samples, &samples_cap, sizeof(*samples), 4096);
+        samples[n.samples++] = (uint64_t)resident;
+        last_sample = (uint64_t)resident;
+        have_sample = true;
+        if (aw && zc_access_write_resident(aw, rel, o.dev, last_sample))
+            die(1, "%s", zc_access_writer_error(aw));
+    }
+    if (aw && zc_access_write(aw, &req))
+        die(1, "%s", zc_access_writer_error(aw));
+}
+
+/* get_pages, map_pages: "dev=MAJ:MIN ino=HEX ofs=FIRST-LAST" (bytes);
+ * fault: "dev=MAJ:MIN ino=HEX ofs=BYTES"; ext4 writes: "dev MAJ,MIN ino
+ * DEC pos BYTES len BYTES". */
+static void on_access(enum access_kind kind, const char *d, uint64_t rel)
+{
+    const char *what = kind == WRITE
+                           ? "an ext4 write_begin event that does not parse"
+                           : "a filemap access event that does not parse";
+    uint32_t dev = field_dev(d, what);
+    uint64_t ino, first, last, end;
+    struct inode *e;
+
+    if (kind == WRITE) {
+        uint64_t pos = field_u64(d, "pos", 10, "", what);
+        uint64_t len = field_u64(d, "len", 10, "", what);
+        ino = field_u64(d, "ino", 10, "", what);
+        if (pos > UINT64_MAX / 2 || len > UINT32_MAX)
+            bad(what);
+        if (!len) {
+            n.other++;
+            return;
+        }
+        first = pos / PAGE;
+        last = (pos + len - 1) / PAGE;
+        end = pos + len;
+    } else {
+        const char *v = field(d, "ofs");
+        uint64_t a, b = 0;
+        ino = field_u64(d, "ino", 16, "", what);
+        if (!v || !take_u64(&v, 10, "-", &a) || a % PAGE || a > UINT64_MAX / 2)
+            bad(what);
+        if (kind == FAULT) {
+            b = a + PAGE - 1;
+        } else if (*v++ != '-' || !take_u64(&v, 10, "", &b) || b < a ||
+                   b > UINT64_MAX / 2 || (b + 1) % PAGE) {
+            bad(what);
+        }
+        first = a / PAGE;
+        last = b / PAGE;
+        end = (last + 1) * PAGE;
+    }
+    if (!our_dev(dev)) {
+        n.other++;
+        return;
+    }
+    e = inode(ino);
+    e->named = true;
+    if (kind != READ) {
+        /* Writes grow the file; the kernel clipped mapped ranges to the
+         * size it knew, which may be past ours (truncate up). */
+        if (end > e->size)
+            e->size = end;
+    } else if (o.sizes) {
+        uint64_t limit = (e->size + PAGE - 1) / PAGE; /* pages of the file */
+        if (first >= limit) {
+            n.past_eof++;
+            n.clipped_pages += last - first + 1;
+            return;
+        }
+        if (last >= limit) {
+            n.clipped_pages += last - limit + 1;
+            last = limit - 1;
+        }
+    }
+    switch (kind) {
+    case READ: n.read_events++, n.reads += last - first + 1; break;
+    case WRITE: n.write_events++, n.writes += last - first + 1; break;
+    default: n.mapped_events++, n.mapped += last - first + 1; break;
+    }
+    write_access(rel, ino, first, last - first + 1, kind);
+}
+
+/* ---- lines ---------------------------------------------------------------
+ */
+
+/* Lines of `trace-cmd report` that are no events. */
+static bool report_header(const char *p)
+{
+    return !strncmp(p, "cpus=", 5) || !strncmp(p, "version = ", 10) ||
+           (!strncmp(p, "CPU ", 4) && strstr(p, " is empty")) ||
+           !strncmp(p, "trace-cmd:", 10);
+}
+
+/*  trace_pipe:  "   TASK-PID   [CPU] FLAGS SECONDS.FRACTION: EVENT: DETAILS"
+ *  trace-cmd:   "[INSTANCE:] TASK-PID [CPU] SECONDS.FRACTION: EVENT: DETAILS"
+ */
+static void line(char *s)
+{
+    char *p, *q, *cpu_open, *task;
+    const char *c;
+    unsigned cpu;
+    uint64_t pid, cpu64, sec, frac = 0, t_ns, rel;
+    int digits = 0;
+
+    s[strcspn(s, "\r\n")] = '\0';
+    p = s + strspn(s, " \t");
+    if (*p == '#' || *p == '\0' || report_header(p))
+        return;
+    if ((strstr(p, "[LOST ") && strstr(p, " EVENTS]")) ||
+        strstr(p, "EVENTS DROPPED"))
+        bad("the recording lost events (its buffer overflowed): it is "
+            "incomplete");
+    /* The CPU field: the first " [digits]" */
+    for (cpu_open = strstr(p, " ["); cpu_open;
+         cpu_open = strstr(cpu_open + 1, " [")) {
+        size_t d = strspn(cpu_open + 2, "0123456789");
+        if (d && cpu_open[2 + d] == ']')
+            break;
+    }
+    if (!cpu_open)
+        bad("not a tracefs event line");
+    *cpu_open = '\0';
+    /* TASK-PID: the task name may hold blanks and dashes; the pid is after
+     * the last dash.  trace-cmd puts "INSTANCE:" and blanks before it. */
+    q = strrchr(p, '-');
+    if (!q)
+        bad("no TASK-PID before the CPU");
+    *q = '\0';
+    c = q + 1;
+    if (!take_u64(&c, 10, "", &pid) || c[strspn(c, " ")] || pid > UINT32_MAX)
+        bad("no TASK-PID before the CPU");
+    task = p + strspn(p, " ");
+    q = task + strcspn(task, " ");
+    if (q > task && q[-1] == ':' && q[strspn(q, " ")]) /* "INSTANCE:" */
+        task = q + strspn(q, " ");
+    c = cpu_open + 2;
+    if (!take_u64(&c, 10, "]", &cpu64) || cpu64 > UINT32_MAX)
+        bad("a bad CPU number");
+    cpu = (unsigned)cpu64;
+    p = (char *)c + 1;
+    /* Optional flags (trace_pipe), then the timestamp "S.F:" */
+    p += strspn(p, " ");
+    q = p + strcspn(p, " ");
+    if (q > p && q[-1] != ':')
+        p = q + strspn(q, " ");
+    c = p;
+    if (!take_u64(&c, 10, ".", &sec) || *c != '.' ||
+        sec > UINT64_MAX / 1000000000u - 1)
+        bad("no timestamp");
+    for (c++; *c >= '0' && *c <= '9'; c++, digits++)
+        if (digits < 9)
+            frac = frac * 10 + (uint64_t)(*c - '0');
+    if (*c != ':' || !digits)
+        bad("no timestamp");
+    for (; digits < 9; digits++)
+        frac *= 10;
+    t_ns = sec * 1000000000u + frac;
     if (!have_t0) {
         t0_ns = t_ns;
         have_t0 = true;
@@ -428,81 +1147,34 @@ static void bio(const char *d, unsigned cpu, uint32_t pid, uint64_t t_ns)
         bad("an event older than the first one (clocks of the CPUs "
             "disagree: record with trace_clock mono)");
     rel = t_ns - t0_ns;
-    fprintf(bp,
-            "%3u,%-3u %2u %8" PRIu64 " %5" PRIu64 ".%09" PRIu64
-            " %5u  Q %3s %" PRIu64 " + %u %s\n",
-            maj, min, cpu, ++seq[cpu % MAX_CPUS], rel / 1000000000,
-            rel % 1000000000, pid, rwbs, sector, count, comm ? comm : "[?]");
-}
-
-/* "   TASK-PID   [CPU] FLAGS SECONDS.MICROS: EVENT: DETAILS" */
-static void line(char *s)
-{
-    char *p, *q, *cpu_open, comm[64];
-    unsigned cpu;
-    uint32_t pid;
-    uint64_t sec, frac = 0, t_ns;
-    int digits = 0;
-
-    s[strcspn(s, "\n")] = '\0';
-    p = s + strspn(s, " \t");
-    if (*p == '#' || *p == '\0')
-        return;
-    if (strstr(p, "[LOST ") && strstr(p, " EVENTS]"))
-        bad("the recording lost events (its buffer overflowed): it is "
-            "incomplete");
-    /* The CPU field: the first " [digits]" */
-    for (cpu_open = strstr(p, " ["); cpu_open;
-         cpu_open = strstr(cpu_open + 1, " ["))
-        if (cpu_open[2] >= '0' && cpu_open[2] <= '9' && strchr(cpu_open, ']') &&
-            strspn(cpu_open + 2, "0123456789") ==
-                (size_t)(strchr(cpu_open, ']') - cpu_open - 2))
-            break;
-    if (!cpu_open)
-        bad("not a tracefs event line");
-    *cpu_open = '\0';
-    q = strrchr(p, '-');
-    if (!q)
-        bad("no TASK-PID before the CPU");
-    *q = '\0';
-    pid = (uint32_t)strtoul(q + 1, NULL, 10);
-    snprintf(comm, sizeof(comm), "%s", p);
-    cpu = (unsigned)strtoul(cpu_open + 2, &p, 10);
-    p++; /* ']' */
-    /* Optional flags, then the timestamp "S.U:" */
+    p = (char *)c + 1;
     p += strspn(p, " ");
-    q = strchr(p, ' ');
-    if (q && q[-1] != ':') {
-        p = q + strspn(q, " ");
-    }
-    sec = strtoull(p, &q, 10);
-    if (*q != '.')
-        bad("no timestamp");
-    for (q++; *q >= '0' && *q <= '9'; q++, digits++)
-        if (digits < 9)
-            frac = frac * 10 + (uint64_t)(*q - '0');
-    if (*q != ':' || !digits)
-        bad("no timestamp");
-    for (; digits < 9; digits++)
-        frac *= 10;
-    t_ns = sec * 1000000000u + frac;
-    p = q + 1 + strspn(q + 1, " ");
-    q = strstr(p, ": ");
-    if (!q)
+    q = strchr(p, ':');
+    if (!q || q == p)
         bad("no event name");
     *q = '\0';
-    q += 2;
+    q++;
+    q += strspn(q, " ");
     n.lines++;
     if (!strcmp(p, "block_bio_queue")) {
-        bio(q, cpu, pid, t_ns);
+        bio(q, cpu, (uint32_t)pid, rel);
     } else if (!strcmp(p, "mm_filemap_add_to_page_cache")) {
-        filemap(true, q, comm, pid);
+        filemap(true, q, task, (uint32_t)pid);
     } else if (!strcmp(p, "mm_filemap_delete_from_page_cache")) {
-        filemap(false, q, comm, pid);
+        filemap(false, q, task, (uint32_t)pid);
+    } else if (!strcmp(p, "mm_filemap_get_pages")) {
+        on_access(READ, q, rel);
+    } else if (!strcmp(p, "mm_filemap_map_pages")) {
+        on_access(MAPPED_RANGE, q, rel);
+    } else if (!strcmp(p, "mm_filemap_fault")) {
+        on_access(FAULT, q, rel);
+    } else if (!strcmp(p, "ext4_da_write_begin") ||
+               !strcmp(p, "ext4_write_begin")) {
+        on_access(WRITE, q, rel);
     } else if (strstr(p, "_reclaim_begin")) {
-        ++*reclaim_depth(pid);
+        ++*reclaim_depth((uint32_t)pid);
     } else if (strstr(p, "_reclaim_end")) {
-        int *d = reclaim_depth(pid);
+        int *d = reclaim_depth((uint32_t)pid);
         if (*d > 0)
             --*d;
     } else if (!strcmp(p, "tracing_mark_write")) {
@@ -511,6 +1183,9 @@ static void line(char *s)
         n.other++;
     }
 }
+
+/* ---- main ---------------------------------------------------------------
+ */
 
 static int u64_cmp(const void *a, const void *b)
 {
@@ -521,15 +1196,137 @@ static int u64_cmp(const void *a, const void *b)
 static void write_inodes(void)
 {
     FILE *f = fopen(o.inodes, "w");
+    uint64_t *list = malloc((itab_len ? itab_len : 1) * sizeof(*list));
+    size_t len = 0;
 
-    if (!f)
-        die(1, "%s: %s", o.inodes, strerror(errno));
-    qsort(inos, ninos, sizeof(*inos), u64_cmp);
-    for (size_t i = 0; i < ninos; i++)
-        if (i == 0 || inos[i] != inos[i - 1])
-            fprintf(f, "ex <%" PRIu64 ">\n", inos[i]);
+    if (!f || !list)
+        die(1, "%s: %s", o.inodes, f ? "out of memory" : strerror(errno));
+    for (size_t i = 0; i < itab_cap; i++)
+        if (itab[i].ino && itab[i].named)
+            list[len++] = itab[i].ino;
+    qsort(list, len, sizeof(*list), u64_cmp);
+    for (size_t i = 0; i < len; i++)
+        fprintf(f, "ex <%" PRIu64 ">\n", list[i]);
+    free(list);
     if (fclose(f))
-        die(1, "%s: write error%s", o.inodes, "");
+        die(1, "%s: write error", o.inodes);
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static void open_outputs(void)
+{
+    char err[512], meta[1024];
+    int len = 0;
+
+    if (o.blkparse) {
+        bp = out_open(o.blkparse);
+        out_printf(bp,
+                   "# blkparse default text format, made by " NAME
+                   " from tracefs events\n"
+                   "# (block:block_bio_queue, the Q event) of %s; not "
+                   "blktrace output.\n"
+                   "# Times are relative to the trace's first event; "
+                   "sequence numbers count per CPU.\n",
+                   base_name(o.in));
+    }
+    if (o.pack && zc_pack_writer_open(o.pack, PAGE, 0, &pw, err, sizeof(err)))
+        die(1, "%s", err);
+    if (o.kops) {
+        zc_ops_writer_options wo = {.page_size = PAGE,
+                                    .level = o.level ? o.level : -1,
+                                    .window = 65536,
+                                    .pack = pw};
+        snprintf(meta, sizeof(meta),
+                 "format=tracefs-filemap\nsource=%s\nimage=%s\n"
+                 "pools=0 the file system (key inode), 1 the block device's "
+                 "metadata pages\n",
+                 base_name(o.in), base_name(o.image));
+        wo.text = ends_with(o.kops, ".txt");
+        wo.meta = meta;
+        if (zc_ops_writer_open(o.kops, &wo, &ops, err, sizeof(err)))
+            die(1, "%s", err);
+    }
+    if (o.access) {
+        zc_access_writer_options ao = {.page_size = PAGE,
+                                       .text = ends_with(o.access, ".txt")};
+        len = snprintf(meta, sizeof(meta),
+                       "format=tracefs-access\n"
+                       "source=%s\n",
+                       base_name(o.in));
+        if (o.pack)
+            len += snprintf(meta + len, sizeof(meta) - (size_t)len, "pack=%s\n",
+                            base_name(o.pack));
+        if (o.memory_limit_set)
+            len += snprintf(meta + len, sizeof(meta) - (size_t)len,
+                            "memory_limit=%" PRIu64 "\n", o.memory_limit);
+        if (o.read_ahead_set)
+            len += snprintf(meta + len, sizeof(meta) - (size_t)len,
+                            "read_ahead_kb=%" PRIu64 "\n", o.read_ahead_kb);
+        if (len < 0 || (size_t)len >= sizeof(meta))
+            die(2, "the access stream's header is too long");
+        ao.meta = meta;
+        if (zc_access_writer_open(o.access, &ao, &aw, err, sizeof(err)))
+            die(1, "%s", err);
+    }
+}
+
+static void close_outputs(void)
+{
+    char err[512];
+
+    if (bp)
+        out_close(bp);
+    if (ops && zc_ops_writer_close(ops, err, sizeof(err)))
+        die(1, "%s", err);
+    if (aw && zc_access_writer_close(aw, err, sizeof(err)))
+        die(1, "%s", err);
+    map_keys(); /* after the ops writer: it adds the puts' contents */
+    if (pw && zc_pack_writer_close(pw, err, sizeof(err)))
+        die(1, "%s", err);
+    if (o.inodes)
+        write_inodes();
+}
+
+static void summary(void)
+{
+    const char *in = base_name(o.in);
+    uint64_t med = 0, min = 0, max = 0;
+
+    if (n.samples) {
+        qsort(samples, n.samples, sizeof(*samples), u64_cmp);
+        min = samples[0];
+        med = samples[n.samples / 2];
+        max = samples[n.samples - 1];
+    }
+    fprintf(stderr,
+            NAME ": %s: %" PRIu64 " bios, %" PRIu64 " adds, %" PRIu64
+                 " deletes (%" PRIu64 " evictions, %" PRIu64
+                 " truncations); kernel stream: %" PRIu64 " gets, %" PRIu64
+                 " puts, %" PRIu64 " of them of deleted files (synthetic)\n",
+            in, n.bios, n.adds, n.deletes, n.evictions, n.invalidations, n.gets,
+            n.puts, n.synth_puts);
+    fprintf(stderr,
+            NAME ": %s: access stream: %" PRIu64 " reads, %" PRIu64
+                 " writes, %" PRIu64 " mapped (pages; %" PRIu64 ", %" PRIu64
+                 ", %" PRIu64 " events), %" PRIu64 " distinct pages; %" PRIu64
+                 " reads wholly past the end dropped, %" PRIu64
+                 " pages past the end clipped\n",
+            in, n.reads, n.writes, n.mapped, n.read_events, n.write_events,
+            n.mapped_events, n.distinct, n.past_eof, n.clipped_pages);
+    fprintf(stderr,
+            NAME ": %s: resident pages: min %" PRIu64 ", median %" PRIu64
+                 ", max %" PRIu64 " (%" PRIu64 " samples)\n",
+            in, min, med, max, n.samples);
+    if (pw || o.pack)
+        fprintf(stderr,
+                NAME ": %s: pack: %" PRIu64 " keys, %" PRIu64
+                     " pages with synthetic contents (deleted files)\n",
+                in, n.pack_keys, n.synth_keys);
 }
 
 int main(int argc, char **argv)
@@ -537,7 +1334,6 @@ int main(int argc, char **argv)
     FILE *in;
     char *buf = NULL;
     size_t cap = 0;
-    char err[512];
 
     parse_args(argc, argv);
     in = fopen(o.in, "r");
@@ -545,58 +1341,31 @@ int main(int argc, char **argv)
         die(2, "%s: %s", o.in, strerror(errno));
     if (o.extents)
         load_extents();
+    if (o.sizes)
+        load_sizes(o.sizes, false);
+    if (o.live)
+        load_sizes(o.live, true);
     if (o.image && (image_fd = open(o.image, O_RDONLY)) < 0)
         die(2, "%s: %s", o.image, strerror(errno));
     writing = true;
-    if (o.blkparse) {
-        bp = fopen(o.blkparse, "w");
-        if (!bp)
-            die(1, "%s: %s", o.blkparse, strerror(errno));
-        fprintf(bp,
-                "# blkparse default text format, made by " NAME
-                " from tracefs events\n"
-                "# (block:block_bio_queue, the Q event) of %s; not "
-                "blktrace output.\n"
-                "# Times are relative to the first event; sequence numbers "
-                "count per CPU.\n",
-                o.in);
-    }
-    if (o.kops) {
-        zc_ops_writer_options wo = {.page_size = PAGE,
-                                    .level = o.level ? o.level : -1,
-                                    .window = 65536};
-        size_t len = strlen(o.kops);
-        char meta[1024];
-        snprintf(meta, sizeof(meta),
-                 "format=tracefs-filemap\nsource=%s\nimage=%s\n"
-                 "pools=0 the file system (key inode), 1 the block device's "
-                 "metadata pages\n",
-                 o.in, o.image);
-        wo.text = len > 4 && !strcmp(o.kops + len - 4, ".txt");
-        wo.meta = meta;
-        if (zc_ops_writer_open(o.kops, &wo, &ops, err, sizeof(err)))
-            die(1, "%s%s", err, "");
-    }
+    open_outputs();
     while (getline(&buf, &cap, in) > 0) {
         lineno++;
         line(buf);
     }
     if (ferror(in))
-        die(1, "%s: read error%s", o.in, "");
+        die(1, "%s: read error", o.in);
     fclose(in);
     free(buf);
-    if (bp && fclose(bp))
-        die(1, "%s: write error%s", o.blkparse, "");
-    if (ops && zc_ops_writer_close(ops, err, sizeof(err)))
-        die(1, "%s%s", err, "");
-    if (o.inodes)
-        write_inodes();
-    fprintf(stderr,
-            NAME ": %s: %" PRIu64 " bios, %" PRIu64 " adds, %" PRIu64
-                 " deletes (%" PRIu64 " evictions, %" PRIu64
-                 " truncations); kernel stream: %" PRIu64 " gets, %" PRIu64
-                 " puts, %" PRIu64 " pages of deleted files left out\n",
-            o.in, n.bios, n.adds, n.deletes, n.evictions, n.invalidations,
-            n.gets, n.puts, n.unmapped);
+    close_outputs();
+    summary();
+    zc_content_close(synth);
+    if (image_fd >= 0)
+        close(image_fd);
+    free(ext);
+    free(itab);
+    free(keys);
+    free(samples);
+    free(rec);
     return 0;
 }
