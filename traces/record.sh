@@ -39,10 +39,10 @@ for name in "${want[@]}"; do
     rm -rf "$tmp"
     ;;
   sqlite-oltp)
-    # 100,000 customer rows (26 MB) and 15,000 transactions of point reads
+    # 100,000 customer rows (26 MB) and 8,000 transactions of point reads
     # (TPC-C's skewed NURand ids), a name range count and an update, under
     # an 8 MiB limit; journal_mode=PERSIST.
-    awk -v N=15000 -f "$wl/sqlite-oltp.awk" > /tmp/sqlite-oltp.sql
+    awk -v N=8000 -f "$wl/sqlite-oltp.awk" > /tmp/sqlite-oltp.sql
     $rec --out traces --size 256M --memory 8M \
       --setup "bash $wl/sqlite-oltp-setup.sh" \
       sqlite-oltp -- sh -c 'sqlite3 db.sqlite < /tmp/sqlite-oltp.sql > /dev/null'
