@@ -58,7 +58,10 @@
  *
  * Reading: the index and key map are held in memory (32 bytes per key);
  * blocks are decompressed on demand into a cache of PACK_CACHE blocks,
- * least recently used out (replays touch contents with locality).
+ * least recently used out.  128 blocks (32 MiB) hold every content of a
+ * recording of up to 8192 distinct pages, so a replay decompresses each
+ * block once: with 8 blocks, replaying traces/file-server.zca took 10.9 s,
+ * nearly all of it decompressing the same blocks again; with 128, 1.1 s.
  *
  * Writing: contents are collected into the open block, which is
  * compressed and written when full; the index and map are written by
@@ -108,7 +111,8 @@ enum {
     PACK_TRAILER = 48,
     PACK_BLOCK_PAGES = 64,      /* the writer's block (see above) */
     PACK_BLOCK_BYTES = 4 << 20, /* a block's raw bytes, at most */
-    PACK_CACHE = 8,             /* decompressed blocks kept */
+    PACK_CACHE = 128,           /* decompressed blocks kept (32 MiB at most
+                                   with 4 KiB pages; allocated as used) */
     PACK_ERR = 512,
 };
 
