@@ -4,8 +4,9 @@
 # into a zcache of one size, varying one thing at a time from the defaults
 # (lzo, zsmalloc, lru, half-size rule): the compressor, the allocator, the
 # policy, the admission rule.  Then active_only, which needs the model's
-# "was active" bit, on the block traces through libzcache's page-cache
-# model (synthetic contents).  Hits and disk reads are exact; cpu_ms is
+# "was active" bit, on the access streams through libzcache's page-cache
+# model at the kernel's median resident size (real contents, from the
+# recording's pack).  Hits and disk reads are exact; cpu_ms is
 # measured and varies from run to run.
 # Usage: scripts/compare-backends.sh [CAPACITY] (default 1M); needs a
 # Release build in build/ (scripts/run.sh makes one).
@@ -48,12 +49,14 @@ for info in traces/*.info; do
   rows "" --capacity "$cap" --set hysteresis_percent=0,90,100 "$t"
   echo
 done
-echo "active_only needs the model's \"was active\" bit: the block traces through"
-echo "libzcache's page-cache model (1024 pages), synthetic contents"
+echo "active_only needs the model's \"was active\" bit: the access streams through"
+echo "libzcache's page cache at the kernel's median resident size, contents"
+echo "from each recording's pack"
 for info in traces/*.info; do
   name=$(basename "$info" .info)
-  header "=== $name.blkparse, $cap"
-  rows "" --format blkparse --page-cache 1024 --capacity "$cap" \
-    --set active_only=false,true "traces/$name.blkparse"
+  pc=$(sed -n 's/.*resident pages: min [0-9]*, median \([0-9]*\),.*/\1/p' "$info")
+  header "=== $name.zca, P=$pc, $cap"
+  rows "" --page-cache "$pc" --capacity "$cap" \
+    --set active_only=false,true "traces/$name.zca"
   echo
 done

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The main job: install what is missing, build (Release), and sweep the
 # traces shipped in traces/ (real workloads recorded with their page
-# contents, see traces/README.md): for each, the kernel's own page-cache
-# stream played into zcaches of several sizes, one table per trace; then
-# the memory-split question on one block trace, static and adaptive; then
+# contents, see traces/README.md): for each, the access stream through
+# libzcache's page cache at the kernel's resident size and the kernel's own
+# page-cache stream, each into zcaches of several sizes; then the
+# memory-split question on one access stream, static and adaptive; then
 # every back-end side by side on the same streams.  Plots go to
 # build/plots/ when gnuplot is installed (its scripts are written there
 # either way).
@@ -21,21 +22,33 @@ fi
 
 sweep=build/tools/zcache-sweep
 mkdir -p build/plots
+# The kernel's median resident page count of the traced file system, from
+# the recording's .info: the page cache the kernel actually gave the files.
+resident_median() {
+  sed -n 's/.*resident pages: min [0-9]*, median \([0-9]*\),.*/\1/p' "$1"
+}
 for info in traces/*.info; do
   name=$(basename "$info" .info)
-  echo "== $name: the kernel's page-cache stream (traces/$name.kernel.zct)," \
-    "zcache of 0 to 4 MiB"
-  $sweep --capacity 0,256K,512K,1M,2M,4M --plot "build/plots/$name" \
+  pc=$(resident_median "$info")
+  echo "== $name: what the programs asked for (traces/$name.zca) through"
+  echo "   libzcache's page cache of $pc pages (the kernel's median resident"
+  echo "   count), then a zcache of 0 to 4 MiB; contents from traces/$name.zcp"
+  $sweep --page-cache "$pc" --capacity 0,256K,1M,4M \
+    --plot "build/plots/$name-access" "traces/$name.zca" 2>/dev/null
+  echo
+  echo "== $name: the kernel's own page-cache stream (traces/$name.kernel.zct),"
+  echo "   zcache of 0 to 4 MiB"
+  $sweep --capacity 0,256K,1M,4M --plot "build/plots/$name" \
     "traces/$name.kernel.zct" 2>/dev/null
   echo
 done
-echo "== sqlite-queries: 4 MiB of memory split between the page cache and the"
-echo "   zcache (block trace through libzcache's model; synthetic contents, since"
-echo "   the block trace carries none): static shares, then the adaptive"
-echo "   controller moving the split as the trace runs (its split over time in"
-echo "   build/plots/sqlite-queries-split-adaptive.csv)"
-$sweep --format blkparse --memory 4M --share 0:100:10 --adaptive \
-  --plot build/plots/sqlite-queries-split traces/sqlite-queries.blkparse 2>/dev/null
+echo "== sqlite-oltp: 8 MiB of memory split between the page cache and the"
+echo "   zcache (the access stream through libzcache's model, real contents):"
+echo "   static shares, then the adaptive controller moving the split as the"
+echo "   trace runs (its split over time in"
+echo "   build/plots/sqlite-oltp-split-adaptive.csv)"
+$sweep --memory 8M --share 0:100:10 --adaptive \
+  --plot build/plots/sqlite-oltp-split traces/sqlite-oltp.zca 2>/dev/null
 echo
 echo "== back-ends compared: each kernel stream into a 1 MiB zcache, one choice"
 echo "   changed at a time (scripts/compare-backends.sh; README: Back-ends compared)"
