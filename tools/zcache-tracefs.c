@@ -152,6 +152,8 @@ static struct {
     uint64_t past_eof, clipped_pages; /* reads dropped, pages cut */
     uint64_t samples, resident_below_zero, reordered;
     uint64_t pack_keys, synth_keys, distinct;
+    uint64_t kernel_hits, kernel_misses; /* accessed pages, by the kernel */
+    uint64_t unmapped_fault_around;      /* map_pages pages not cached */
 } n;
 
 /* The text output, plain or zstd-compressed. */
@@ -819,6 +821,120 @@ static void emit(zc_op *op)
 /* ---- events: page cache -------------------------------------------------
  */
 
+/* ---- the kernel's page cache, page by page ------------------------------
+ *
+ * Which file pages the kernel holds, from its add and delete events, so
+ * that every access can be told a kernel hit or miss, and fault-around
+ * ranges cut to the pages the kernel actually mapped.  A page counts as a
+ * miss of an access when it was not cached, or when the accessing task
+ * itself added it since its previous access: get_pages fires after the
+ * pages a read missed were added (DESIGN.md), and readahead adds a read
+ * does beyond its own range are hits of the next read.  Events are
+ * numbered in the order they are read (tracefs merges the CPUs by time).
+ */
+struct cached {
+    uint64_t ino, index; /* ino 0: an empty slot */
+    uint64_t add_event;
+    uint32_t add_pid;
+    bool in;
+};
+
+static struct cached *ctab;
+static uint64_t cmask, cused, event_no;
+
+struct task {
+    uint32_t pid; /* 0: an empty slot */
+    uint64_t last_access;
+};
+
+static struct task *ttab;
+static uint64_t tmask, tused;
+
+static struct cached *cached_slot(uint64_t ino, uint64_t index, bool make)
+{
+    uint64_t i;
+
+    if (!ctab || (cused + 1) * 2 > cmask + 1) {
+        uint64_t nslots = ctab ? (cmask + 1) * 2 : 1 << 16;
+        struct cached *t = calloc(nslots, sizeof(*t));
+        if (!t)
+            die(1, "out of memory");
+        for (uint64_t j = 0; ctab && j <= cmask; j++) {
+            if (!ctab[j].ino)
+                continue;
+            for (i = mix(ctab[j].ino * 0x9E3779B97F4A7C15ull ^ ctab[j].index) &
+                     (nslots - 1);
+                 t[i].ino; i = (i + 1) & (nslots - 1))
+                ;
+            t[i] = ctab[j];
+        }
+        free(ctab);
+        ctab = t;
+        cmask = nslots - 1;
+    }
+    for (i = mix(ino * 0x9E3779B97F4A7C15ull ^ index) & cmask; ctab[i].ino;
+         i = (i + 1) & cmask)
+        if (ctab[i].ino == ino && ctab[i].index == index)
+            return &ctab[i];
+    if (!make)
+        return NULL;
+    cused++;
+    ctab[i].ino = ino;
+    ctab[i].index = index;
+    return &ctab[i];
+}
+
+static struct task *task_of(uint32_t pid)
+{
+    uint64_t i;
+
+    if (!ttab || (tused + 1) * 2 > tmask + 1) {
+        uint64_t nslots = ttab ? (tmask + 1) * 2 : 1024;
+        struct task *t = calloc(nslots, sizeof(*t));
+        if (!t)
+            die(1, "out of memory");
+        for (uint64_t j = 0; ttab && j <= tmask; j++) {
+            if (!ttab[j].pid)
+                continue;
+            for (i = mix(ttab[j].pid) & (nslots - 1); t[i].pid;
+                 i = (i + 1) & (nslots - 1))
+                ;
+            t[i] = ttab[j];
+        }
+        free(ttab);
+        ttab = t;
+        tmask = nslots - 1;
+    }
+    for (i = mix(pid) & tmask; ttab[i].pid; i = (i + 1) & tmask)
+        if (ttab[i].pid == pid)
+            return &ttab[i];
+    tused++;
+    ttab[i].pid = pid ? pid : UINT32_MAX; /* pid 0 (idle) marks empty */
+    return &ttab[i];
+}
+
+static void cached_set(uint64_t ino, uint64_t index, bool in, uint32_t pid)
+{
+    struct cached *c = cached_slot(ino, index, in);
+
+    if (!c)
+        return;
+    c->in = in;
+    if (in) {
+        c->add_event = event_no;
+        c->add_pid = pid;
+    }
+}
+
+/* Whether the kernel had page (ino, index) when task t accessed it. */
+static bool kernel_hit(uint64_t ino, uint64_t index, const struct task *t,
+                       uint32_t pid)
+{
+    const struct cached *c = cached_slot(ino, index, false);
+
+    return c && c->in && !(c->add_pid == pid && c->add_event > t->last_access);
+}
+
 static int *reclaim_depth(uint32_t pid)
 {
     size_t cap = nrec;
@@ -904,6 +1020,8 @@ static void filemap(bool add, const char *d, const char *comm, uint32_t pid)
                 n.synth_puts++;
         }
         key_add(o.dev, meta ? 0 : ino, op.index, 0);
+        if (!meta)
+            cached_set(ino, op.index, add, pid);
         emit(&op);
     }
 }
@@ -995,7 +1113,8 @@ static void write_access(uint64_t rel, uint64_t ino, uint64_t first,
 /* get_pages, map_pages: "dev=MAJ:MIN ino=HEX ofs=FIRST-LAST" (bytes);
  * fault: "dev=MAJ:MIN ino=HEX ofs=BYTES"; ext4 writes: "dev MAJ,MIN ino
  * DEC pos BYTES len BYTES". */
-static void on_access(enum access_kind kind, const char *d, uint64_t rel)
+static void on_access(enum access_kind kind, const char *d, uint64_t rel,
+                      uint32_t pid)
 {
     const char *what = kind == WRITE
                            ? "an ext4 write_begin event that does not parse"
@@ -1003,6 +1122,7 @@ static void on_access(enum access_kind kind, const char *d, uint64_t rel)
     uint32_t dev = field_dev(d, what);
     uint64_t ino, first, last, end;
     struct inode *e;
+    struct task *t;
 
     if (kind == WRITE) {
         uint64_t pos = field_u64(d, "pos", 10, "", what);
@@ -1056,6 +1176,43 @@ static void on_access(enum access_kind kind, const char *d, uint64_t rel)
             last = limit - 1;
         }
     }
+    t = task_of(pid);
+    if (kind == MAPPED_RANGE) {
+        /* Fault-around maps the pages the kernel has and skips the rest:
+         * only those are accessed.  One request per run of them. */
+        uint64_t run = first;
+        n.mapped_events++;
+        for (uint64_t pg = first; pg <= last + 1; pg++) {
+            const struct cached *c =
+                pg <= last ? cached_slot(ino, pg, false) : NULL;
+            if (c && c->in)
+                continue;
+            if (pg > run) {
+                n.mapped += pg - run;
+                n.kernel_hits += pg - run;
+                write_access(rel, ino, run, pg - run, kind);
+            }
+            if (pg <= last)
+                n.unmapped_fault_around++;
+            run = pg + 1;
+        }
+        t->last_access = event_no;
+        return;
+    }
+    for (uint64_t pg = first; pg <= last; pg++) {
+        bool hit;
+        if (kind == READ) {
+            hit = kernel_hit(ino, pg, t, pid);
+        } else { /* a fault or a write: the page is added after the event */
+            const struct cached *c = cached_slot(ino, pg, false);
+            hit = c && c->in;
+        }
+        if (hit)
+            n.kernel_hits++;
+        else
+            n.kernel_misses++;
+    }
+    t->last_access = event_no;
     switch (kind) {
     case READ: n.read_events++, n.reads += last - first + 1; break;
     case WRITE: n.write_events++, n.writes += last - first + 1; break;
@@ -1156,6 +1313,7 @@ static void line(char *s)
     q++;
     q += strspn(q, " ");
     n.lines++;
+    event_no++;
     if (!strcmp(p, "block_bio_queue")) {
         bio(q, cpu, (uint32_t)pid, rel);
     } else if (!strcmp(p, "mm_filemap_add_to_page_cache")) {
@@ -1163,14 +1321,14 @@ static void line(char *s)
     } else if (!strcmp(p, "mm_filemap_delete_from_page_cache")) {
         filemap(false, q, task, (uint32_t)pid);
     } else if (!strcmp(p, "mm_filemap_get_pages")) {
-        on_access(READ, q, rel);
+        on_access(READ, q, rel, (uint32_t)pid);
     } else if (!strcmp(p, "mm_filemap_map_pages")) {
-        on_access(MAPPED_RANGE, q, rel);
+        on_access(MAPPED_RANGE, q, rel, (uint32_t)pid);
     } else if (!strcmp(p, "mm_filemap_fault")) {
-        on_access(FAULT, q, rel);
+        on_access(FAULT, q, rel, (uint32_t)pid);
     } else if (!strcmp(p, "ext4_da_write_begin") ||
                !strcmp(p, "ext4_write_begin")) {
-        on_access(WRITE, q, rel);
+        on_access(WRITE, q, rel, (uint32_t)pid);
     } else if (strstr(p, "_reclaim_begin")) {
         ++*reclaim_depth((uint32_t)pid);
     } else if (strstr(p, "_reclaim_end")) {
@@ -1322,6 +1480,12 @@ static void summary(void)
             NAME ": %s: resident pages: min %" PRIu64 ", median %" PRIu64
                  ", max %" PRIu64 " (%" PRIu64 " samples)\n",
             in, min, med, max, n.samples);
+    fprintf(stderr,
+            NAME ": %s: kernel page cache: %" PRIu64 " of %" PRIu64
+                 " accessed pages hit (%" PRIu64 " missed); %" PRIu64
+                 " fault-around pages not cached, so not mapped (left out)\n",
+            in, n.kernel_hits, n.kernel_hits + n.kernel_misses, n.kernel_misses,
+            n.unmapped_fault_around);
     if (pw || o.pack)
         fprintf(stderr,
                 NAME ": %s: pack: %" PRIu64 " keys, %" PRIu64
@@ -1367,5 +1531,7 @@ int main(int argc, char **argv)
     free(keys);
     free(samples);
     free(rec);
+    free(ctab);
+    free(ttab);
     return 0;
 }
