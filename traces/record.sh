@@ -27,22 +27,23 @@ for name in "${want[@]}"; do
       grep-src -- sh "$wl/grep-src.sh"
     ;;
   build-c)
-    # libzcache's C sources built three times (Release, Debug, RelWithDebInfo) with gcc -j2 under
-    # 64 MiB, the system headers read from the traced file system.
+    # libzcache's C sources built three times (Release, Debug,
+    # RelWithDebInfo) with gcc -j2 under 48 MiB, the system headers read
+    # from the traced file system.
     tmp=$(mktemp -d)
     mkdir "$tmp/zcache"
     git -C "$src" archive HEAD src include tools cmake CMakeLists.txt LICENSE \
       tests bench examples fuzz | tar -x -C "$tmp/zcache"
-    $rec --out traces --size 512M --memory 64M \
+    $rec --out traces --size 512M --memory 48M \
       --populate "$tmp/zcache" --setup "bash $wl/build-setup.sh" \
       build-c -- bash "$wl/build.sh"
     rm -rf "$tmp"
     ;;
   sqlite-oltp)
-    # 100,000 customer rows (26 MB) and 8,000 transactions of point reads
+    # 100,000 customer rows (26 MB) and 12,000 transactions of point reads
     # (TPC-C's skewed NURand ids), a name range count and an update, under
     # an 8 MiB limit; journal_mode=PERSIST.
-    awk -v N=8000 -f "$wl/sqlite-oltp.awk" > /tmp/sqlite-oltp.sql
+    awk -v N=12000 -f "$wl/sqlite-oltp.awk" > /tmp/sqlite-oltp.sql
     $rec --out traces --size 256M --memory 8M \
       --setup "bash $wl/sqlite-oltp-setup.sh" \
       sqlite-oltp -- sh -c 'sqlite3 db.sqlite < /tmp/sqlite-oltp.sql > /dev/null'
