@@ -19,7 +19,7 @@ want=("$@")
 for name in "${want[@]}"; do
   case $name in
   grep-src)
-    # 28 rounds of searches over 24 MB of C and C++ headers under a 12 MiB
+    # 32 rounds of searches over 24 MB of C and C++ headers under a 12 MiB
     # limit: a slow whole-tree search per round and quick subtree searches.
     $rec --out traces --size 256M --memory 12M \
       --populate /usr/include/c++ --populate /usr/include/linux \
@@ -28,34 +28,34 @@ for name in "${want[@]}"; do
     ;;
   build-c)
     # libzcache's C sources built three times (Release, Debug,
-    # RelWithDebInfo) with gcc -j2 under 48 MiB, the system headers read
+    # RelWithDebInfo) with gcc -j2 under 56 MiB, the system headers read
     # from the traced file system.
     tmp=$(mktemp -d)
     mkdir "$tmp/zcache"
     git -C "$src" archive HEAD src include tools cmake CMakeLists.txt LICENSE \
       tests bench examples fuzz | tar -x -C "$tmp/zcache"
-    $rec --out traces --size 512M --memory 48M \
+    $rec --out traces --size 512M --memory 56M \
       --populate "$tmp/zcache" --setup "bash $wl/build-setup.sh" \
       build-c -- bash "$wl/build.sh"
     rm -rf "$tmp"
     ;;
   sqlite-oltp)
-    # 100,000 customer rows (26 MB) and 12,000 transactions of point reads
+    # 100,000 customer rows (26 MB) and 17,000 transactions of point reads
     # (TPC-C's skewed NURand ids), a name range count and an update, under
     # an 8 MiB limit; journal_mode=PERSIST.
-    awk -v N=12000 -f "$wl/sqlite-oltp.awk" > /tmp/sqlite-oltp.sql
+    awk -v N=17000 -f "$wl/sqlite-oltp.awk" > /tmp/sqlite-oltp.sql
     $rec --out traces --size 256M --memory 8M \
       --setup "bash $wl/sqlite-oltp-setup.sh" \
       sqlite-oltp -- sh -c 'sqlite3 db.sqlite < /tmp/sqlite-oltp.sql > /dev/null'
     rm -f /tmp/sqlite-oltp.sql
     ;;
   python-imports)
-    # 700 python3.11 runs from the traced file system (interpreter, loader,
+    # 800 python3.11 runs from the traced file system (interpreter, loader,
     # shared libraries, standard library), each importing a skewed random
     # choice of modules, under 32 MiB.
     $rec --out traces --size 256M --memory 32M \
       --setup "bash $wl/python-imports-setup.sh" \
-      python-imports -- bash "$wl/python-imports.sh" py 700
+      python-imports -- bash "$wl/python-imports.sh" py 800
     ;;
   file-server)
     # 3,900 small files (Perl modules, Python packages, package docs: 17 MB)

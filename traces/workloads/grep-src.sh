@@ -2,7 +2,7 @@
 # search (a back-reference, as a developer's "find repeated identifiers")
 # and quick searches of subtrees.
 i=0
-for w in 4 5 6 7 4 5 6 7 4 5 6 7 4 5 6 7 4 5 6 7 4 5 6 7 4 5 6 7; do
+for w in 4 5 6 7 4 5 6 7 4 5 6 7 4 5 6 7 4 5 6 7 4 5 6 7 4 5 6 7 4 5 6 7; do
   i=$((i + 1))
   grep -r -c -E "([a-z_]{$w,}) .*\\1\\(" . > /dev/null
   grep -r -l -i copyright linux x86_64-linux-gnu > /dev/null
