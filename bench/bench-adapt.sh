@@ -13,11 +13,11 @@
 # the same replay with the static split of fewest disk reads, RUNS runs
 # each (default 3), alternating, medians.
 #
-# Workloads: the three block traces shipped in traces/ (synthetic contents,
-# as the block traces carry none); the real traces in ../shared/traces/ext
+# Workloads: the five access streams shipped in traces/ (real contents,
+# from each recording's pack); the real traces in ../shared/traces/ext
 # when that folder is there (skipped with a note otherwise); phases from
-# real traces (the shipped sqlite and grep traces played one after
-# another, twice); and a generated one (a loop over 3x M's pages, then
+# real traces (the shipped sqlite and grep block traces played one after
+# another, twice, synthetic contents, since the two packs differ); and a generated one (a loop over 3x M's pages, then
 # random reads of a set just under M's pages, twice; a fixed LCG).
 #   bash bench/bench-adapt.sh [--ssd] [RUNS]     (after building build/)
 # --ssd adds the cost comparison at 100 us (it doubles the time).
@@ -43,9 +43,11 @@ awk 'BEGIN { x = 4242
 
 # name|format|memory sizes|files
 work=(
-  "build-libzcache|blkparse|1M 2M 4M|traces/build-libzcache.blkparse"
-  "grep-headers|blkparse|1M 2M 4M|traces/grep-headers.blkparse"
-  "sqlite-queries|blkparse|1M 2M 4M|traces/sqlite-queries.blkparse"
+  "grep-src|access|4M 8M 16M|traces/grep-src.zca"
+  "build-c|access|8M 16M 32M|traces/build-c.zca"
+  "sqlite-oltp|access|4M 8M 16M|traces/sqlite-oltp.zca"
+  "python-imports|access|8M 16M 32M|traces/python-imports.zca"
+  "file-server|access|4M 8M 16M|traces/file-server.zca"
 )
 if [ -d "$ext" ]; then
   work+=(
@@ -58,7 +60,7 @@ else
   echo "note: $ext is missing: its real traces are skipped"
 fi
 work+=(
-  "phases: sqlite,grep x2|blkparse|2M 4M|traces/sqlite-queries.blkparse traces/grep-headers.blkparse traces/sqlite-queries.blkparse traces/grep-headers.blkparse"
+  "phases: sqlite,grep x2|blkparse|4M 8M|traces/sqlite-oltp.blkparse.zst traces/grep-src.blkparse.zst traces/sqlite-oltp.blkparse.zst traces/grep-src.blkparse.zst"
   "phases: generated|blocklist-text|16M|$tmp/phases.txt"
 )
 

@@ -2,9 +2,13 @@
 # Every row of a zcache-sweep equals a separate zcache-replay run of the
 # same page-cache size and zcache spec (the issue's requirement), on a
 # shipped trace, with the zcache off and on, two allocators, two sizes.
-#   sweep_matches_replay.sh SWEEP REPLAY TRACE
+#   sweep_matches_replay.sh SWEEP REPLAY TRACE [FORMAT [CONTENT]]
+# (default: blkparse, synth:1; an access stream with CONTENT "-" takes its
+# contents from the pack its header names)
 set -euo pipefail
-sweep=$1 replay=$2 trace=$3
+sweep=$1 replay=$2 trace=$3 format=${4:-blkparse} content=${5:-synth:1}
+copt=(--content "$content")
+[ "$content" = - ] && copt=()
 fields="accesses reads writes pc_hits zc_gets zc_hits disk_reads zc_puts zc_stored resident_hits"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -29,7 +33,7 @@ pick() {
       for (i = 1; i <= k; i++) s = s (i > 1 ? "," : "") f[col[w[i]]]; print s }' "$1"
 }
 
-"$sweep" --format blkparse --content synth:1 --page-cache 256,1024 \
+"$sweep" --format "$format" "${copt[@]}" --page-cache 256,1024 \
   --capacity 0,512K,2M --set allocator=zsmalloc,zbud --output csv "$trace" > "$tmp/sweep.csv"
 rows=$(( $(wc -l < "$tmp/sweep.csv") - 1 ))
 [ "$rows" -eq 10 ] || { echo "expected 10 rows, got $rows"; exit 1; }
@@ -38,7 +42,7 @@ for r in $(seq 1 "$rows"); do
   line=$(sed -n "$((r + 1))p" "$tmp/sweep.csv")
   pc=${line%%,*}
   spec=$(echo "$line" | cut -d'"' -f2)
-  "$replay" --format blkparse --content synth:1 --page-cache "$pc" \
+  "$replay" --format "$format" "${copt[@]}" --page-cache "$pc" \
     --zcache "$spec" --output csv "$trace" > "$tmp/one.csv"
   a=$(pick "$tmp/sweep.csv" "$r")
   b=$(pick "$tmp/one.csv" 1)
@@ -52,7 +56,7 @@ done
 # the adaptive row zcache-replay --memory M --adaptive (CPU prices fixed,
 # so that the controller's choices do not depend on timing).
 adapt=put=3us,get=700ns,epoch=256
-"$sweep" --format blkparse --content synth:1 --memory 2M --share 0,30 \
+"$sweep" --format "$format" "${copt[@]}" --memory 2M --share 0,30 \
   --adaptive --adapt "$adapt" --output csv "$trace" > "$tmp/split.csv"
 n=0
 for r in 1 2 3; do
@@ -62,7 +66,7 @@ for r in 1 2 3; do
   else
     how=(--share "$share")
   fi
-  "$replay" --format blkparse --content synth:1 --memory 2M "${how[@]}" \
+  "$replay" --format "$format" "${copt[@]}" --memory 2M "${how[@]}" \
     --output csv "$trace" > "$tmp/one.csv"
   a=$(pick "$tmp/split.csv" "$r")
   b=$(pick "$tmp/one.csv" 1)

@@ -1,16 +1,21 @@
 /*
  * test_golden.c - the shipped traces (traces/) replayed at a few sizes,
  * against numbers recorded here.  Any change in the semantics of the
- * readers, the page-cache model, the op streams or the cache shows up as
- * a difference; if the change is intended, run the program with
- * ZC_GOLDEN_PRINT=1 to print the new table, and say why in the commit.
+ * readers, the page-cache model, the op streams, the content packs or the
+ * cache shows up as a difference; if the change is intended, run the
+ * program with ZC_GOLDEN_PRINT=1 to print the new table, and say why in
+ * the commit.
  *
- * Each trace is replayed three ways:
- *   NAME.blkparse      through the page-cache model, no zcache, at three
- *                      page-cache sizes
- *   NAME.zct           the op stream the recorder saved (the model of the
- *                      recording's page cache), played into two zcaches
- *   NAME.kernel.zct    the kernel's own page-cache stream, likewise
+ * Each recording is replayed four ways:
+ *   NAME.blkparse.zst  the block trace through the page-cache model, no
+ *                      zcache, at two page-cache sizes
+ *   NAME.zca           the access stream through the model, no zcache, at
+ *                      three page-cache sizes
+ *   NAME.zca           the same at one size with a 1 MiB zcache behind it,
+ *                      contents from the recording's pack (NAME.zcp), every
+ *                      zcache hit verified against the page's last put
+ *   NAME.kernel.zct    the kernel's own page-cache stream (contents in the
+ *                      pack) played into two zcaches
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -26,11 +31,14 @@
 
 #include "zcache_trace.h"
 
-static const char *const traces[] = {"grep-headers", "build-libzcache",
-                                     "sqlite-queries"};
-static const uint64_t pc_sizes[] = {256, 1024, 4096};
-static const char *const specs[] = {"capacity=512K",
-                                    "capacity=256K,allocator=zbud"};
+static const char *const traces[] = {"grep-src", "build-c", "sqlite-oltp",
+                                     "python-imports", "file-server"};
+static const uint64_t block_sizes[] = {1024, 4096};
+static const uint64_t access_sizes[] = {256, 1024, 4096};
+static const uint64_t access_zc_size = 1024;
+static const char *const access_zc_spec = "capacity=1M";
+static const char *const specs[] = {"capacity=1M",
+                                    "capacity=512K,allocator=zbud"};
 
 /* What is compared. */
 struct row {
@@ -69,45 +77,115 @@ static void path_of(char *buf, size_t len, const char *name, const char *ext)
     snprintf(buf, len, "%s/traces/%s%s", ZC_SOURCE_DIR, name, ext);
 }
 
+/* One trace through the page-cache model of pc pages, behind it the zcache
+ * of spec (NULL: none) with contents from the pack beside the trace. */
+static void model(const char *name, const char *ext, const char *format,
+                  uint64_t pc, const char *spec)
+{
+    char path[512], pack[512], err[512], what[160];
+    const char *paths[] = {path};
+    zc_trace_options o = {.format = format};
+    zc_config cfg = zc_config_default();
+    zc_content *content = NULL;
+    zc_cache *zc = NULL;
+    zc_trace *tr;
+    zc_replay *r;
+    zc_replay_stats st;
+    zc_request q = {0};
+    struct row row = {0};
+    int rc;
+
+    path_of(path, sizeof(path), name, ext);
+    path_of(pack, sizeof(pack), name, ".zcp");
+    if (zc_trace_open(paths, 1, &o, &tr, err, sizeof(err)))
+        fail_msg("%s", err);
+    if (spec) {
+        char cspec[600];
+        snprintf(cspec, sizeof(cspec), "pack:%s", pack);
+        if (zc_content_open(cspec, 4096, &content, err, sizeof(err)))
+            fail_msg("%s", err);
+        assert_int_equal(zc_config_parse(&cfg, spec), 0);
+        assert_int_equal(zc_cache_create(&cfg, &zc), 0);
+    }
+    assert_int_equal(zc_replay_create(pc, 4096, zc, content, &r), 0);
+    zc_replay_verify(r, true);
+    while ((rc = zc_trace_next(tr, &q)) == 1)
+        assert_int_equal(zc_replay_request(r, &q), 0);
+    if (rc)
+        fail_msg("%s", zc_trace_error(tr));
+    assert_int_equal(zc_replay_stats_get(r, &st), 0);
+    assert_int_equal(st.zc_wrong, 0);
+    snprintf(what, sizeof(what), "%s%s P=%" PRIu64 "%s%s", name, ext, pc,
+             spec ? " " : "", spec ? spec : "");
+    row.what = what;
+    row.v[0] = st.requests;
+    row.v[1] = st.accesses;
+    row.v[2] = st.reads;
+    row.v[3] = st.writes;
+    row.v[4] = st.pc_hits;
+    row.v[5] = st.disk_reads;
+    row.v[6] = st.pc_evictions;
+    row.v[7] = st.zc_gets;
+    row.v[8] = st.zc_hits;
+    row.v[9] = st.zc_stored;
+    check(&row);
+    if (zc)
+        assert_int_equal(zc_cache_check(zc), 0);
+    zc_replay_destroy(r);
+    zc_cache_destroy(zc);
+    zc_content_close(content);
+    zc_trace_close(tr);
+}
+
 static void test_block_traces_through_the_page_cache_model(void **state)
 {
     (void)state;
     for (size_t t = 0; t < sizeof(traces) / sizeof(*traces); t++)
-        for (size_t s = 0; s < sizeof(pc_sizes) / sizeof(*pc_sizes); s++) {
-            char path[512], err[512];
-            const char *paths[] = {path};
-            zc_trace_options o = {.format = "blkparse"};
-            zc_trace *tr;
-            zc_replay *r;
-            zc_replay_stats st;
-            zc_request q = {0};
-            struct row row = {0};
-            char what[128];
-            int rc;
+        for (size_t s = 0; s < sizeof(block_sizes) / sizeof(*block_sizes); s++)
+            model(traces[t], ".blkparse.zst", "blkparse", block_sizes[s], NULL);
+}
 
-            path_of(path, sizeof(path), traces[t], ".blkparse");
-            assert_int_equal(zc_trace_open(paths, 1, &o, &tr, err, sizeof(err)),
-                             0);
-            assert_int_equal(
-                zc_replay_create(pc_sizes[s], 4096, NULL, NULL, &r), 0);
-            while ((rc = zc_trace_next(tr, &q)) == 1)
-                assert_int_equal(zc_replay_request(r, &q), 0);
-            assert_int_equal(rc, 0);
-            assert_int_equal(zc_replay_stats_get(r, &st), 0);
-            snprintf(what, sizeof(what), "%s.blkparse P=%" PRIu64, traces[t],
-                     pc_sizes[s]);
-            row.what = what;
-            row.v[0] = st.requests;
-            row.v[1] = st.accesses;
-            row.v[2] = st.reads;
-            row.v[3] = st.writes;
-            row.v[4] = st.pc_hits;
-            row.v[5] = st.disk_reads;
-            row.v[6] = st.pc_evictions;
-            check(&row);
-            zc_replay_destroy(r);
-            zc_trace_close(tr);
+static void test_access_streams_through_the_page_cache_model(void **state)
+{
+    (void)state;
+    for (size_t t = 0; t < sizeof(traces) / sizeof(*traces); t++) {
+        for (size_t s = 0; s < sizeof(access_sizes) / sizeof(*access_sizes);
+             s++)
+            model(traces[t], ".zca", "auto", access_sizes[s], NULL);
+        model(traces[t], ".zca", "auto", access_zc_size, access_zc_spec);
+    }
+}
+
+/* What the recorder wrote into the access stream's header, and the
+ * kernel's resident count it sampled. */
+static void test_access_streams_carry_the_recording_s_limits(void **state)
+{
+    (void)state;
+    for (size_t t = 0; t < sizeof(traces) / sizeof(*traces); t++) {
+        char path[512], err[512];
+        const char *paths[] = {path};
+        zc_trace *tr;
+        zc_request q = {0};
+        uint64_t pages = 0, seen = 0;
+        int rc;
+
+        path_of(path, sizeof(path), traces[t], ".zca");
+        if (zc_trace_open(paths, 1, NULL, &tr, err, sizeof(err)))
+            fail_msg("%s", err);
+        assert_string_equal(zc_trace_format(tr), "access");
+        assert_non_null(zc_trace_meta(tr, "memory_limit"));
+        assert_non_null(zc_trace_meta(tr, "read_ahead_kb"));
+        assert_non_null(zc_trace_meta(tr, "pack"));
+        while ((rc = zc_trace_next(tr, &q)) == 1) {
+            assert_int_not_equal(q.ino, 0);
+            if (zc_trace_resident(tr, q.dev, &pages) == 1 && pages > 0)
+                seen++;
         }
+        assert_int_equal(rc, 0);
+        if (!seen)
+            fail_msg("%s: no resident samples", traces[t]);
+        zc_trace_close(tr);
+    }
 }
 
 static void play(const char *name, const char *ext, const char *spec)
@@ -160,7 +238,6 @@ static void test_op_streams_into_the_zcache(void **state)
     (void)state;
     for (size_t t = 0; t < sizeof(traces) / sizeof(*traces); t++)
         for (size_t s = 0; s < sizeof(specs) / sizeof(*specs); s++) {
-            play(traces[t], ".zct", specs[s]);
             play(traces[t], ".kernel.zct", specs[s]);
         }
 }
@@ -169,6 +246,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_block_traces_through_the_page_cache_model),
+        cmocka_unit_test(test_access_streams_through_the_page_cache_model),
+        cmocka_unit_test(test_access_streams_carry_the_recording_s_limits),
         cmocka_unit_test(test_op_streams_into_the_zcache),
     };
     const char *e = getenv("ZC_GOLDEN_PRINT");
