@@ -34,20 +34,6 @@
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define PAGE 4096u
 
-/* ------------------------------------------------------------ temp files */
-
-static int make_tmpdir(void **state)
-{
-    (void)state;
-    return zt_tmpdir_make("access");
-}
-
-static int remove_tmpdir(void **state)
-{
-    (void)state;
-    return zt_tmpdir_remove();
-}
-
 /* data compressed as one zstd frame (malloc'd). */
 static unsigned char *zstd_of(const void *data, size_t len, size_t *zlen)
 {
@@ -937,5 +923,5 @@ int main(void)
         cmocka_unit_test(test_a_trace_of_several_streams_reads_them_in_turn),
     };
 
-    return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+    return cmocka_run_group_tests(tests, zt_tmpdir_setup, zt_tmpdir_teardown);
 }

@@ -27,18 +27,6 @@
 
 #define PS 4096
 
-static int setup(void **state)
-{
-    (void)state;
-    return zt_tmpdir_make("pack");
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return zt_tmpdir_remove();
-}
-
 static bool exists(const char *path)
 {
     struct stat st;
@@ -472,5 +460,5 @@ int main(void)
         cmocka_unit_test(test_a_failed_writer_leaves_no_file),
         cmocka_unit_test(test_content_source_pack),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, zt_tmpdir_setup, zt_tmpdir_teardown);
 }

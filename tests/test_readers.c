@@ -36,20 +36,6 @@
 #define PAGE 4096u
 #define MAX_REQS 64
 
-/* ------------------------------------------------------------ temp files */
-
-static int make_tmpdir(void **state)
-{
-    (void)state;
-    return zt_tmpdir_make("readers");
-}
-
-static int remove_tmpdir(void **state)
-{
-    (void)state;
-    return zt_tmpdir_remove();
-}
-
 static const char *write_text(const char *name, const char *text)
 {
     return zt_write_tmp(name, text, strlen(text));
@@ -1273,5 +1259,5 @@ int main(void)
         cmocka_unit_test(test_truncated_and_mutated_input_never_crashes),
     };
 
-    return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+    return cmocka_run_group_tests(tests, zt_tmpdir_setup, zt_tmpdir_teardown);
 }

@@ -21,18 +21,6 @@
 
 #define PS 4096
 
-static int setup(void **state)
-{
-    (void)state;
-    return zt_tmpdir_make("zct");
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return zt_tmpdir_remove();
-}
-
 /* ---- a random op sequence, kept for comparison -------------------------- */
 
 struct rec {
@@ -941,5 +929,5 @@ int main(void)
         cmocka_unit_test(test_a_stream_with_a_pack_reads_back_as_one_without),
         cmocka_unit_test(test_a_stream_needs_its_pack),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, zt_tmpdir_setup, zt_tmpdir_teardown);
 }

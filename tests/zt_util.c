@@ -3,6 +3,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define _GNU_SOURCE /* program_invocation_short_name, for temp dir names */
 #include "zt_util.h"
 
 #include <errno.h>
@@ -349,11 +350,12 @@ static char g_tmpdir[256];
 static char **g_tmp_paths; /* every path zt_tmp_path() gave */
 static size_t g_tmp_n, g_tmp_cap;
 
-int zt_tmpdir_make(const char *name)
+int zt_tmpdir_setup(void **state)
 {
-    const char *base = getenv("TMPDIR");
+    const char *base = getenv("TMPDIR"), *name = program_invocation_short_name;
 
-    snprintf(g_tmpdir, sizeof(g_tmpdir), "%s/zt_%s_XXXXXX",
+    (void)state;
+    snprintf(g_tmpdir, sizeof(g_tmpdir), "%s/%s_XXXXXX",
              base && *base ? base : "/tmp", name);
     return mkdtemp(g_tmpdir) ? 0 : -1;
 }
@@ -372,8 +374,9 @@ static int remove_entry(const char *path, const struct stat *st, int flag,
     return remove(path);
 }
 
-int zt_tmpdir_remove(void)
+int zt_tmpdir_teardown(void **state)
 {
+    (void)state;
     for (size_t i = 0; i < g_tmp_n; i++)
         free(g_tmp_paths[i]);
     free(g_tmp_paths);

@@ -99,13 +99,14 @@ uint64_t zt_env_u64(const char *name, uint64_t def);
 
 /* ---- temporary files: one directory per test program */
 
-/* Make a fresh directory $TMPDIR/zt_NAME_XXXXXX (/tmp without TMPDIR):
- * 0, or -1; usable as a cmocka group setup's result. */
-int zt_tmpdir_make(const char *name);
+/* Make a fresh directory $TMPDIR/PROGRAM_XXXXXX (/tmp without TMPDIR,
+ * PROGRAM the test program's name): 0, or -1.  A cmocka group setup. */
+int zt_tmpdir_setup(void **state);
 /* The directory's path. */
 const char *zt_tmpdir(void);
-/* Remove the directory and every file in it: 0, or -1. */
-int zt_tmpdir_remove(void);
+/* Remove the directory and every file in it: 0, or -1.  A cmocka group
+ * teardown. */
+int zt_tmpdir_teardown(void **state);
 /* The path of name in the directory: the same string for the same name,
  * valid until zt_tmpdir_remove(). */
 const char *zt_tmp_path(const char *name);
