@@ -49,7 +49,7 @@ static void fuzz_access_rewrite(const uint8_t *data, size_t size,
     const char *path;
     char err[512];
     zc_trace *t;
-    zc_request q;
+    zc_request q = {0};
     const char *ps;
     int rc;
 

@@ -381,7 +381,7 @@ void fuzz_read(const struct fuzz_file *files, size_t n, const char *format,
     uint64_t total = 0;
     char err[512];
     zc_trace *t = NULL;
-    zc_request req;
+    zc_request req = {0};
     int rc;
 
     FUZZ_CHECK(n >= 1 && n <= FUZZ_SLOTS);

@@ -34,80 +34,6 @@
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define PAGE 4096u
 
-/* ------------------------------------------------------------ temp files */
-
-static char tmpdir[256];
-static char *created[256];
-static size_t ncreated;
-
-static int make_tmpdir(void **state)
-{
-    const char *base = getenv("TMPDIR");
-
-    (void)state;
-    snprintf(tmpdir, sizeof(tmpdir), "%s/zc_access_XXXXXX",
-             base && *base ? base : "/tmp");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int remove_tmpdir(void **state)
-{
-    (void)state;
-    for (size_t i = 0; i < ncreated; i++) {
-        unlink(created[i]);
-        free(created[i]);
-    }
-    ncreated = 0;
-    return rmdir(tmpdir);
-}
-
-static const char *tpath(const char *name)
-{
-    size_t len = strlen(tmpdir) + strlen(name) + 2;
-    char *p = malloc(len);
-
-    assert_non_null(p);
-    snprintf(p, len, "%s/%s", tmpdir, name);
-    for (size_t i = 0; i < ncreated; i++)
-        if (strcmp(created[i], p) == 0) {
-            free(p);
-            return created[i];
-        }
-    assert_true(ncreated < ARRAY_LEN(created));
-    created[ncreated++] = p;
-    return p;
-}
-
-static const char *write_bytes(const char *name, const void *data, size_t len)
-{
-    const char *path = tpath(name);
-    FILE *f = fopen(path, "wb");
-
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, len, f), len);
-    assert_int_equal(fclose(f), 0);
-    return path;
-}
-
-static unsigned char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    unsigned char *buf;
-    long n;
-
-    assert_non_null(f);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    n = ftell(f);
-    assert_true(n >= 0);
-    rewind(f);
-    buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
-
 /* data compressed as one zstd frame (malloc'd). */
 static unsigned char *zstd_of(const void *data, size_t len, size_t *zlen)
 {
@@ -297,7 +223,7 @@ static void check_stream(const char *path, const char *format,
 static void test_random_streams_round_trip_in_both_forms(void **state)
 {
     static struct stream s;
-    const char *bin = tpath("rt.zca"), *txt = tpath("rt.zca.txt");
+    const char *bin = zt_tmp_path("rt.zca"), *txt = zt_tmp_path("rt.zca.txt");
 
     (void)state;
     for (uint64_t seed = 1; seed <= 4; seed++) {
@@ -311,7 +237,7 @@ static void test_random_streams_round_trip_in_both_forms(void **state)
 static void test_header_fields_are_the_trace_meta(void **state)
 {
     static struct stream s;
-    const char *paths[2] = {tpath("meta.zca"), tpath("meta.txt")};
+    const char *paths[2] = {zt_tmp_path("meta.zca"), zt_tmp_path("meta.txt")};
 
     (void)state;
     write_stream(paths[0], false, 9, &s);
@@ -371,12 +297,6 @@ static void b_op(struct bytes *x, unsigned op, int n, ...)
     va_end(ap);
 }
 
-static void put32le(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
 /* The header with these fields. */
 static void b_header(struct bytes *x, const char *fields)
 {
@@ -385,11 +305,11 @@ static void b_header(struct bytes *x, const char *fields)
 
     x->n = 0;
     memcpy(fixed, "\x89ZCA\r\n\x1a\n\x01\x00\x00\x00", 12);
-    put32le(fixed + 12, (uint32_t)n);
+    zt_put_le32(fixed + 12, (uint32_t)n);
     b_put(x, fixed, 16);
     b_put(x, fields, n);
-    put32le(sum, lzo_adler32(lzo_adler32(1, fixed, 16),
-                             (const unsigned char *)fields, n));
+    zt_put_le32(sum, lzo_adler32(lzo_adler32(1, fixed, 16),
+                                 (const unsigned char *)fields, n));
     b_put(x, sum, 4);
 }
 
@@ -399,7 +319,7 @@ static void b_header(struct bytes *x, const char *fields)
 
 static void read_bytes(const struct bytes *x, struct read *r)
 {
-    read_path(write_bytes("hand.zca", x->b, x->n), "access", r);
+    read_path(zt_write_tmp("hand.zca", x->b, x->n), "access", r);
 }
 
 static void expect_bytes_fail(const struct bytes *x, uint64_t offset,
@@ -525,12 +445,12 @@ static void test_binary_format_errors_name_the_offset(void **state)
     assert_fails(&r, "bad magic");
     read_free(&r);
     /* sniffing refuses it too */
-    read_path(write_bytes("bad.zca", x.b, x.n), NULL, &r);
+    read_path(zt_write_tmp("bad.zca", x.b, x.n), NULL, &r);
     assert_int_equal(r.rc, -ZC_EFORMAT);
     read_free(&r);
 
     /* an empty file is a stream of no records */
-    read_path(write_bytes("empty.zca", "", 0), "access", &r);
+    read_path(zt_write_tmp("empty.zca", "", 0), "access", &r);
     assert_int_equal(r.rc, 0);
     assert_int_equal(r.n, 0);
     read_free(&r);
@@ -561,14 +481,14 @@ static void small_stream(const char *path, bool text)
 
 static void test_every_truncation_of_a_stream_fails(void **state)
 {
-    const char *path = tpath("small.zca"), *cut = tpath("cut.zca");
+    const char *path = zt_tmp_path("small.zca"), *cut = zt_tmp_path("cut.zca");
     unsigned char *z, *raw;
     size_t zlen, rawlen;
     struct read whole, r;
 
     (void)state;
     small_stream(path, false);
-    z = read_all(path, &zlen);
+    z = zt_read_file(path, &zlen);
     read_path(path, NULL, &whole);
     if (whole.rc)
         fail_msg("%s", whole.msg);
@@ -582,7 +502,7 @@ static void test_every_truncation_of_a_stream_fails(void **state)
         const unsigned char *b = form ? raw : z;
         size_t n = form ? rawlen : zlen;
         for (size_t k = 1; k < n; k++) {
-            write_bytes("cut.zca", b, k);
+            zt_write_tmp("cut.zca", b, k);
             read_path(cut, "access", &r);
             if (r.rc != -ZC_EFORMAT)
                 fail_msg("a cut at %zu of %zu (%s) read %zu requests, %d", k, n,
@@ -593,11 +513,11 @@ static void test_every_truncation_of_a_stream_fails(void **state)
     /* the text form: every cut at a line end fails too */
     small_stream(path, true);
     free(z);
-    z = read_all(path, &zlen);
+    z = zt_read_file(path, &zlen);
     for (size_t k = 1; k < zlen; k++) {
         if (z[k - 1] != '\n')
             continue;
-        write_bytes("cut.zca", z, k);
+        zt_write_tmp("cut.zca", z, k);
         read_path(cut, "access-text", &r);
         assert_int_equal(r.rc, -ZC_EFORMAT);
         read_free(&r);
@@ -609,7 +529,8 @@ static void test_every_truncation_of_a_stream_fails(void **state)
 
 static void test_bit_flips_fail_or_read_the_same(void **state)
 {
-    const char *path = tpath("flip.zca"), *bad = tpath("flipped.zca");
+    const char *path = zt_tmp_path("flip.zca"),
+               *bad = zt_tmp_path("flipped.zca");
     unsigned char *z;
     size_t zlen;
     struct read whole, r;
@@ -617,12 +538,12 @@ static void test_bit_flips_fail_or_read_the_same(void **state)
 
     (void)state;
     small_stream(path, false);
-    z = read_all(path, &zlen);
+    z = zt_read_file(path, &zlen);
     read_path(path, NULL, &whole);
     for (size_t i = 0; i < zlen; i++)
         for (int bit = 0; bit < 8; bit++) {
             z[i] ^= (unsigned char)(1u << bit);
-            write_bytes("flipped.zca", z, zlen);
+            zt_write_tmp("flipped.zca", z, zlen);
             read_path(bad, "access", &r);
             if (r.rc == 0) {
                 assert_same_requests(&whole, &r);
@@ -690,7 +611,7 @@ static void test_text_errors_name_the_line(void **state)
     (void)state;
     for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
         const char *path =
-            write_bytes("bad.txt", cases[i].text, strlen(cases[i].text));
+            zt_write_tmp("bad.txt", cases[i].text, strlen(cases[i].text));
         read_path(path, "access-text", &r);
         snprintf(what, sizeof(what), "%s%s", path, cases[i].what);
         if (r.rc != -ZC_EFORMAT || strncmp(r.msg, what, strlen(what)) != 0)
@@ -716,7 +637,7 @@ static void test_text_form_details(void **state)
     struct read r;
 
     (void)state;
-    read_path(write_bytes("hand.txt", text, strlen(text)), NULL, &r);
+    read_path(zt_write_tmp("hand.txt", text, strlen(text)), NULL, &r);
     assert_int_equal(r.rc, 0);
     assert_string_equal(r.format, "access-text");
     assert_int_equal(r.n, 3);
@@ -752,8 +673,8 @@ static void test_resident_is_the_last_sample_before_the_request(void **state)
                                "5 r 8:17 1 2\n"
                                "6 resident 259:3 6\n"
                                "end\n";
-    const char *path = write_bytes("res.txt", text, strlen(text));
-    const char *bp = tpath("plain.blkparse");
+    const char *path = zt_write_tmp("res.txt", text, strlen(text));
+    const char *bp = zt_tmp_path("plain.blkparse");
     zc_trace *t;
     zc_request q;
     uint64_t pages = 0;
@@ -780,8 +701,8 @@ static void test_resident_is_the_last_sample_before_the_request(void **state)
 
     /* other formats have neither samples nor fields; their requests are
      * block requests */
-    write_bytes("plain.blkparse",
-                "  8,16   5  1  0.000001850 18615  Q   R 16 + 8 [java]\n", 52);
+    zt_write_tmp("plain.blkparse",
+                 "  8,16   5  1  0.000001850 18615  Q   R 16 + 8 [java]\n", 52);
     assert_int_equal(zc_trace_open(&bp, 1, NULL, &t, NULL, 0), 0);
     assert_null(zc_trace_meta(t, "page_size"));
     memset(&q, 0xa5, sizeof(q));
@@ -818,7 +739,7 @@ static void test_writer_rejects_bad_requests(void **state)
          "mapped write"},
         {{.time_ns = 4, .ino = 1, .length = PAGE}, "before the previous"},
     };
-    const char *path = tpath("w.zca");
+    const char *path = zt_tmp_path("w.zca");
     zc_access_writer_options o = {.text = true};
     zc_request ok = {.time_ns = 5, .ino = 1, .length = PAGE};
     zc_access_writer *w;
@@ -892,19 +813,19 @@ static void test_zstd_compressed_traces_read_as_the_plain_ones(void **state)
     uint32_t pages[5] = {1, 2, 3, 4, 5};
 
     (void)state;
-    read_path(write_bytes("p.blkparse", blkparse_text, len), NULL, &plain);
+    read_path(zt_write_tmp("p.blkparse", blkparse_text, len), NULL, &plain);
     assert_int_equal(plain.rc, 0);
     assert_int_equal(plain.n, 3);
 
     /* one frame, sniffed and forced */
     z1 = zstd_of(blkparse_text, len, &n1);
-    read_path(write_bytes("p.blkparse.zst", z1, n1), NULL, &r);
+    read_path(zt_write_tmp("p.blkparse.zst", z1, n1), NULL, &r);
     if (r.rc)
         fail_msg("%s", r.msg);
     assert_string_equal(r.format, "blkparse");
     assert_same_requests(&plain, &r);
     read_free(&r);
-    read_path(tpath("p.blkparse.zst"), "blkparse", &r);
+    read_path(zt_tmp_path("p.blkparse.zst"), "blkparse", &r);
     assert_same_requests(&plain, &r);
     read_free(&r);
     free(z1);
@@ -914,19 +835,19 @@ static void test_zstd_compressed_traces_read_as_the_plain_ones(void **state)
     z2 = zstd_of(blkparse_text + half, len - half, &n2);
     memcpy(cat, z1, n1);
     memcpy(cat + n1, z2, n2);
-    read_path(write_bytes("two.zst", cat, n1 + n2), NULL, &r);
+    read_path(zt_write_tmp("two.zst", cat, n1 + n2), NULL, &r);
     assert_same_requests(&plain, &r);
     read_free(&r);
 
     /* a truncated frame, a corrupt one, garbage after a frame */
-    read_path(write_bytes("cut.zst", cat, n1 + n2 - 3), "blkparse", &r);
+    read_path(zt_write_tmp("cut.zst", cat, n1 + n2 - 3), "blkparse", &r);
     assert_fails(&r, "truncated zstd frame");
     if (!strstr(r.msg, ": offset "))
         fail_msg("%s", r.msg);
     read_free(&r);
     memcpy(cat + n1 + n2, "junk", 4);
-    write_bytes("junk.zst", cat, n1 + n2 + 4);
-    read_path(tpath("junk.zst"), "blkparse", &r);
+    zt_write_tmp("junk.zst", cat, n1 + n2 + 4);
+    read_path(zt_tmp_path("junk.zst"), "blkparse", &r);
     assert_fails(&r, "corrupt zstd frame");
     read_free(&r);
     free(z1);
@@ -934,14 +855,14 @@ static void test_zstd_compressed_traces_read_as_the_plain_ones(void **state)
 
     /* a binary block list: the entry check is of the decompressed size */
     z1 = zstd_of(pages, sizeof(pages), &n1);
-    read_path(write_bytes("l.u32.zst", z1, n1), "blocklist-u32", &r);
+    read_path(zt_write_tmp("l.u32.zst", z1, n1), "blocklist-u32", &r);
     assert_int_equal(r.rc, 0);
     assert_int_equal(r.n, 5);
     assert_int_equal(r.req[4].offset, 5 * PAGE);
     read_free(&r);
     free(z1);
     z1 = zstd_of(pages, sizeof(pages) - 1, &n1);
-    read_path(write_bytes("l2.u32.zst", z1, n1), "blocklist-u32", &r);
+    read_path(zt_write_tmp("l2.u32.zst", z1, n1), "blocklist-u32", &r);
     assert_fails(&r, "decompressed size 19 bytes is not a multiple");
     read_free(&r);
     free(z1);
@@ -951,17 +872,17 @@ static void test_zstd_compressed_traces_read_as_the_plain_ones(void **state)
         static const char acc[] = "zca-text 1\nmeta page_size 4096\n"
                                   "1 r 8:1 5 0\nend\n";
         z1 = zstd_of(acc, strlen(acc), &n1);
-        read_path(write_bytes("a.txt.zst", z1, n1), NULL, &r);
+        read_path(zt_write_tmp("a.txt.zst", z1, n1), NULL, &r);
         assert_string_equal(r.format, "access-text");
         assert_int_equal(r.rc, 0);
         assert_int_equal(r.n, 1);
         read_free(&r);
         free(z1);
         z1 = zstd_of("", 0, &n1);
-        read_path(write_bytes("e.zst", z1, n1), NULL, &r);
+        read_path(zt_write_tmp("e.zst", z1, n1), NULL, &r);
         assert_int_equal(r.open_rc, -ZC_EFORMAT); /* empty: no format */
         read_free(&r);
-        read_path(tpath("e.zst"), "vscsi", &r);
+        read_path(zt_tmp_path("e.zst"), "vscsi", &r);
         assert_int_equal(r.rc, 0);
         assert_int_equal(r.n, 0);
         read_free(&r);
@@ -973,7 +894,7 @@ static void test_zstd_compressed_traces_read_as_the_plain_ones(void **state)
 static void test_a_trace_of_several_streams_reads_them_in_turn(void **state)
 {
     static struct stream s1, s2;
-    const char *paths[2] = {tpath("one.zca"), tpath("two.zca")};
+    const char *paths[2] = {zt_tmp_path("one.zca"), zt_tmp_path("two.zca")};
     struct read r;
 
     (void)state;
@@ -1002,5 +923,5 @@ int main(void)
         cmocka_unit_test(test_a_trace_of_several_streams_reads_them_in_turn),
     };
 
-    return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+    return cmocka_run_group_tests(tests, zt_tmpdir_setup, zt_tmpdir_teardown);
 }

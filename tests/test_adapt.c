@@ -127,6 +127,25 @@ static void test_model_counts_equal_static_replays_of_every_split(void **st)
     zc_content_close(content);
 }
 
+/* A verified replay of contents from source into zc, its boundary moved
+ * by the controller within 300 pages (o: the options it was given;
+ * put 1 us, get 200 ns, starting at half). */
+static zc_replay *adaptive_replay(zc_cache *zc, const char *source,
+                                  zc_content **content, zc_adapt_options *o)
+{
+    zc_replay *r;
+
+    assert_int_equal(zc_content_open(source, 4096, content, NULL, 0), 0);
+    assert_int_equal(zc_replay_create(0, 4096, zc, *content, &r), 0);
+    zc_replay_verify(r, true);
+    o->memory_bytes = 300 * 4096;
+    o->put_ns = 1000;
+    o->get_ns = 200;
+    o->start_percent = 50;
+    assert_int_equal(zc_replay_adapt(r, o), 0);
+    return r;
+}
+
 /* Whatever the controller does with the boundary, a zcache hit returns the
  * page's latest bytes: verification on, short epochs so that it moves
  * often, writes invalidating. */
@@ -148,15 +167,7 @@ static void test_moving_boundary_never_returns_stale_data(void **st)
         uint64_t g = 7 + c;
         zc_request q = {0};
 
-        assert_int_equal(zc_content_open("synth:9", 4096, &content, NULL, 0),
-                         0);
-        assert_int_equal(zc_replay_create(0, 4096, zc, content, &r), 0);
-        zc_replay_verify(r, true);
-        o.memory_bytes = 300 * 4096;
-        o.put_ns = 1000;
-        o.get_ns = 200;
-        o.start_percent = 50;
-        assert_int_equal(zc_replay_adapt(r, &o), 0);
+        r = adaptive_replay(zc, "synth:9", &content, &o);
         for (uint64_t i = 0; i < 40000; i++) {
             /* phases: a loop over 1.5x the memory (a zcache helps), then
              * random pages within it (the page cache is best) */
@@ -401,14 +412,7 @@ static void test_adaptive_replay_of_file_keys(void **st)
     uint64_t g = 3;
     (void)st;
 
-    assert_int_equal(zc_content_open("synth:3", 4096, &content, NULL, 0), 0);
-    assert_int_equal(zc_replay_create(0, 4096, zc, content, &r), 0);
-    zc_replay_verify(r, true);
-    o.memory_bytes = 300 * 4096;
-    o.put_ns = 1000;
-    o.get_ns = 200;
-    o.start_percent = 50;
-    assert_int_equal(zc_replay_adapt(r, &o), 0);
+    r = adaptive_replay(zc, "synth:3", &content, &o);
     for (uint64_t i = 0; i < 30000; i++) {
         zc_request q = {0};
         make_request(&g, &q, i);

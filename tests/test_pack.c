@@ -27,58 +27,6 @@
 
 #define PS 4096
 
-static char dir[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(dir, sizeof(dir), "/tmp/zt_pack.XXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    char cmd[128];
-    (void)state;
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-static const char *path_of(const char *name)
-{
-    static char p[4][128];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(p[k], sizeof(p[k]), "%s/%s", dir, name);
-    return p[k];
-}
-
-static unsigned char *read_file(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    unsigned char *buf;
-    long len;
-
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = malloc((size_t)len + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-    *n = (size_t)len;
-    return buf;
-}
-
-static void write_file(const char *path, const void *data, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, n, f), n);
-    assert_int_equal(fclose(f), 0);
-}
-
 static bool exists(const char *path)
 {
     struct stat st;
@@ -133,7 +81,7 @@ static void add_pages(zc_pack_writer *w, zt_rng *g, size_t n, uint64_t u,
 
 static void test_duplicates_are_stored_once_and_read_back(void **state)
 {
-    const char *p = path_of("dup.zcp");
+    const char *p = zt_tmp_path("dup.zcp");
     enum { U = 600, N = 5000 };
     int64_t id_of_value[U];
     struct expect e = {calloc(U, sizeof(uint64_t)), 0};
@@ -159,7 +107,7 @@ static void test_duplicates_are_stored_once_and_read_back(void **state)
     assert_int_equal(zc_pack_keys(pk), 0);
     /* Every distinct content once: far less than N pages, and even less
      * than the distinct random pages alone, stored raw, would take. */
-    free(read_file(p, &size));
+    free(zt_read_file(p, &size));
     assert_true(size < (e.nids / 2 + 100) * PS);
     assert_true(e.nids > 300 && e.nids <= U);
     /* In order, then in random order across blocks. */
@@ -184,7 +132,7 @@ static void test_duplicates_are_stored_once_and_read_back(void **state)
  * writer reads them back): a second pass adds nothing. */
 static void test_duplicates_of_written_blocks_get_their_old_ids(void **state)
 {
-    const char *p = path_of("old.zcp");
+    const char *p = zt_tmp_path("old.zcp");
     zc_pack_writer *w;
     zc_pack *pk;
     unsigned char pg[PS];
@@ -206,7 +154,7 @@ static void test_duplicates_of_written_blocks_get_their_old_ids(void **state)
 
 static void test_key_map_lookups_and_remapping(void **state)
 {
-    const char *p = path_of("map.zcp");
+    const char *p = zt_tmp_path("map.zcp");
     zc_pack_writer *w;
     zc_pack *pk;
     unsigned char pg[PS], want[PS];
@@ -296,17 +244,17 @@ static int open_and_read_all(const char *path, char *msg, size_t len)
 
 static void test_every_truncation_fails_cleanly(void **state)
 {
-    const char *full = path_of("full.zcp"), *cut = path_of("cut.zcp");
+    const char *full = zt_tmp_path("full.zcp"), *cut = zt_tmp_path("cut.zcp");
     unsigned char *b;
     size_t n;
     char msg[512];
     (void)state;
 
     small_pack(full);
-    b = read_file(full, &n);
+    b = zt_read_file(full, &n);
     assert_int_equal(open_and_read_all(full, msg, sizeof(msg)), 0);
     for (size_t len = 0; len < n; len++) {
-        write_file(cut, b, len);
+        zt_write_file(cut, b, len);
         assert_int_equal(open_and_read_all(cut, msg, sizeof(msg)), -ZC_EFORMAT);
         assert_non_null(strstr(msg, cut));
         assert_non_null(strstr(msg, "offset"));
@@ -320,7 +268,7 @@ static void test_every_truncation_fails_cleanly(void **state)
  * page and key must read back as before. */
 static void test_bit_flips_are_detected(void **state)
 {
-    const char *full = path_of("flip.zcp"), *bad = path_of("bad.zcp");
+    const char *full = zt_tmp_path("flip.zcp"), *bad = zt_tmp_path("bad.zcp");
     unsigned char *b, *good, pg[PS];
     size_t n, harmless = 0;
     uint64_t nc, id, id2;
@@ -329,7 +277,7 @@ static void test_bit_flips_are_detected(void **state)
     (void)state;
 
     small_pack(full);
-    b = read_file(full, &n);
+    b = zt_read_file(full, &n);
     assert_int_equal(zc_pack_open(full, &gp, NULL, 0), 0);
     nc = zc_pack_contents(gp);
     good = malloc(nc * PS);
@@ -338,7 +286,7 @@ static void test_bit_flips_are_detected(void **state)
     for (size_t i = 0; i < n; i++)
         for (int bit = 0; bit < 8; bit += 3) {
             b[i] ^= (unsigned char)(1 << bit);
-            write_file(bad, b, n);
+            zt_write_file(bad, b, n);
             b[i] ^= (unsigned char)(1 << bit);
             if (open_and_read_all(bad, msg, sizeof(msg)) == -ZC_EFORMAT) {
                 assert_non_null(strstr(msg, bad));
@@ -370,23 +318,24 @@ static void test_not_a_pack(void **state)
     zc_pack *pk;
     (void)state;
 
-    write_file(path_of("e.zcp"), "", 0);
-    assert_int_equal(zc_pack_open(path_of("e.zcp"), &pk, msg, sizeof(msg)),
+    zt_write_file(zt_tmp_path("e.zcp"), "", 0);
+    assert_int_equal(zc_pack_open(zt_tmp_path("e.zcp"), &pk, msg, sizeof(msg)),
                      -ZC_EFORMAT);
-    write_file(path_of("t.zcp"), "hello, world, this is not a pack at all\n",
-               40);
-    assert_int_equal(zc_pack_open(path_of("t.zcp"), &pk, msg, sizeof(msg)),
+    zt_write_file(zt_tmp_path("t.zcp"),
+                  "hello, world, this is not a pack at all\n", 40);
+    assert_int_equal(zc_pack_open(zt_tmp_path("t.zcp"), &pk, msg, sizeof(msg)),
                      -ZC_EFORMAT);
     assert_non_null(strstr(msg, "not a content pack"));
     assert_int_equal(
-        zc_pack_open(path_of("missing.zcp"), &pk, msg, sizeof(msg)), -ZC_EIO);
+        zc_pack_open(zt_tmp_path("missing.zcp"), &pk, msg, sizeof(msg)),
+        -ZC_EIO);
     assert_non_null(strstr(msg, "missing.zcp"));
-    assert_int_equal(zc_pack_open(dir, &pk, msg, sizeof(msg)), -ZC_EIO);
+    assert_int_equal(zc_pack_open(zt_tmpdir(), &pk, msg, sizeof(msg)), -ZC_EIO);
 }
 
 static void test_a_failed_writer_leaves_no_file(void **state)
 {
-    const char *p = path_of("fail.zcp");
+    const char *p = zt_tmp_path("fail.zcp");
     zc_pack_writer *w;
     unsigned char pg[PS];
     char err[256];
@@ -400,8 +349,8 @@ static void test_a_failed_writer_leaves_no_file(void **state)
     assert_int_equal(zc_pack_writer_open(p, PS, 99, &w, err, sizeof(err)),
                      -ZC_EINVAL);
     assert_false(exists(p));
-    assert_int_equal(zc_pack_writer_open(path_of("no/such/dir.zcp"), PS, 0, &w,
-                                         err, sizeof(err)),
+    assert_int_equal(zc_pack_writer_open(zt_tmp_path("no/such/dir.zcp"), PS, 0,
+                                         &w, err, sizeof(err)),
                      -ZC_EIO);
     assert_non_null(strstr(err, "no/such/dir.zcp"));
 
@@ -432,7 +381,7 @@ static void test_a_failed_writer_leaves_no_file(void **state)
 
 static void test_content_source_pack(void **state)
 {
-    const char *p = path_of("src.zcp");
+    const char *p = zt_tmp_path("src.zcp");
     char spec[256], err[256];
     zc_pack_writer *w;
     zc_content *c, *s;
@@ -511,5 +460,5 @@ int main(void)
         cmocka_unit_test(test_a_failed_writer_leaves_no_file),
         cmocka_unit_test(test_content_source_pack),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, zt_tmpdir_setup, zt_tmpdir_teardown);
 }

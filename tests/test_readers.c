@@ -36,65 +36,9 @@
 #define PAGE 4096u
 #define MAX_REQS 64
 
-/* ------------------------------------------------------------ temp files */
-
-static char tmpdir[256];
-static char *created[512];
-static size_t ncreated;
-
-static int make_tmpdir(void **state)
-{
-    const char *base = getenv("TMPDIR");
-
-    (void)state;
-    snprintf(tmpdir, sizeof(tmpdir), "%s/zc_readers_XXXXXX",
-             base && *base ? base : "/tmp");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int remove_tmpdir(void **state)
-{
-    (void)state;
-    for (size_t i = 0; i < ncreated; i++) {
-        unlink(created[i]);
-        free(created[i]);
-    }
-    ncreated = 0;
-    return rmdir(tmpdir);
-}
-
-/* The path of name in the temp dir (kept until the end). */
-static const char *tpath(const char *name)
-{
-    size_t len = strlen(tmpdir) + strlen(name) + 2;
-    char *p = malloc(len);
-
-    assert_non_null(p);
-    snprintf(p, len, "%s/%s", tmpdir, name);
-    for (size_t i = 0; i < ncreated; i++)
-        if (strcmp(created[i], p) == 0) {
-            free(p);
-            return created[i];
-        }
-    assert_true(ncreated < ARRAY_LEN(created));
-    created[ncreated++] = p;
-    return p;
-}
-
-static const char *write_bytes(const char *name, const void *data, size_t len)
-{
-    const char *path = tpath(name);
-    FILE *f = fopen(path, "wb");
-
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, len, f), len);
-    assert_int_equal(fclose(f), 0);
-    return path;
-}
-
 static const char *write_text(const char *name, const char *text)
 {
-    return write_bytes(name, text, strlen(text));
+    return zt_write_tmp(name, text, strlen(text));
 }
 
 /* --------------------------------------------------------- reading helpers */
@@ -593,7 +537,7 @@ static const char *write_blktrace(const char *name, const struct rec *recs,
     assert_non_null(buf);
     for (size_t i = 0; i < n; i++)
         add_rec(buf, &len, &recs[i], be);
-    path = write_bytes(name, buf, len);
+    path = zt_write_tmp(name, buf, len);
     free(buf);
     return path;
 }
@@ -666,12 +610,12 @@ static void test_blktrace_per_cpu_files_merge_by_time(void **state)
     (void)state;
     paths[0] = write_blktrace("cap.blktrace.0", cpu0, ARRAY_LEN(cpu0), false);
     paths[1] = write_blktrace("cap.blktrace.1", cpu1, ARRAY_LEN(cpu1), true);
-    paths[2] = write_bytes("cap.blktrace.2", "", 0); /* an idle CPU */
+    paths[2] = zt_write_tmp("cap.blktrace.2", "", 0); /* an idle CPU */
     read_paths(paths, 3, "blktrace", 0, &r);
     check_merged(&r);
 
     /* the base name finds .0 .. .2; auto sniffs it */
-    const char *base = tpath("cap.blktrace");
+    const char *base = zt_tmp_path("cap.blktrace");
     read_paths(&base, 1, NULL, 0, &r);
     assert_string_equal(r.format, "blktrace");
     check_merged(&r);
@@ -705,7 +649,7 @@ static void test_blktrace_merge_of_many_large_files_stays_in_order(void **state)
                 want_sectors += (uint64_t)i;
             add_rec(buf, &len, &r, f == 1);
         }
-        paths[f] = write_bytes(names[f], buf, len);
+        paths[f] = zt_write_tmp(names[f], buf, len);
         free(buf);
     }
     assert_int_equal(zc_trace_open(paths, FILES, NULL, &t, NULL, 0), 0);
@@ -733,7 +677,7 @@ static void test_blktrace_bad_records_name_the_byte_offset(void **state)
     len = 0;
     add_rec(buf, &len, &r, false);
     add_rec(buf, &len, &r, false);
-    p = write_bytes("trunc.bin", buf, len - 28);
+    p = zt_write_tmp("trunc.bin", buf, len - 28);
     assert_read_fails(p, "blktrace", 1,
                       ": offset 48: truncated record: 20 of 48 header bytes");
 
@@ -743,7 +687,7 @@ static void test_blktrace_bad_records_name_the_byte_offset(void **state)
     r.magic = 0x12345678;
     add_rec(buf, &len, &r, false);
     r.magic = 0;
-    p = write_bytes("magic.bin", buf, len);
+    p = zt_write_tmp("magic.bin", buf, len);
     assert_read_fails(p, "blktrace", 1, ": offset 48: bad magic 0x12345678");
 
     /* a version blktrace never wrote */
@@ -751,7 +695,7 @@ static void test_blktrace_bad_records_name_the_byte_offset(void **state)
     r.magic = 0x65617406;
     add_rec(buf, &len, &r, true);
     r.magic = 0;
-    p = write_bytes("version.bin", buf, len);
+    p = zt_write_tmp("version.bin", buf, len);
     assert_read_fails(p, "blktrace", 0, ": offset 0: blktrace version 6");
 
     /* a payload running past the end */
@@ -760,7 +704,7 @@ static void test_blktrace_bad_records_name_the_byte_offset(void **state)
     r.pdu_len = 100;
     add_rec(buf, &len, &r, false);
     r.pdu_len = 0;
-    p = write_bytes("pdu.bin", buf, len - 90);
+    p = zt_write_tmp("pdu.bin", buf, len - 90);
     assert_read_fails(p, "blktrace", 1,
                       ": offset 48: payload of 100 bytes runs past the end");
 
@@ -769,7 +713,7 @@ static void test_blktrace_bad_records_name_the_byte_offset(void **state)
     r.sector = 1ull << 56;
     add_rec(buf, &len, &r, false);
     r.sector = 8;
-    p = write_bytes("sector.bin", buf, len);
+    p = zt_write_tmp("sector.bin", buf, len);
     assert_read_fails(p, "blktrace", 0,
                       ": offset 0: sector 72057594037927936 + 512 bytes is "
                       "past the largest byte offset");
@@ -788,7 +732,7 @@ static void test_blktrace_error_in_one_cpu_file_stops_the_merge(void **state)
     paths[0] = write_blktrace("stop.blktrace.0", good, 2, false);
     add_rec(buf, &len, &r, false);
     add_rec(buf, &len, &r, false);
-    paths[1] = write_bytes("stop.blktrace.1", buf, len - 1);
+    paths[1] = zt_write_tmp("stop.blktrace.1", buf, len - 1);
     read_paths(paths, 2, NULL, 0, &res);
     assert_int_equal(res.rc, -ZC_EFORMAT);
     assert_int_equal(res.n, 2); /* times 10 and 20, then the cut record */
@@ -856,7 +800,7 @@ static void test_disksim_lines_across_buffer_refills(void **state)
 {
     enum { LINES = 120000 }; /* several MiB: many refills of the buffer */
     FILE *f;
-    const char *path = tpath("ds_big.trace");
+    const char *path = zt_tmp_path("ds_big.trace");
     zc_trace *t;
     zc_request q;
     uint64_t n = 0, sum = 0, want = 0;
@@ -978,23 +922,23 @@ static void test_blocklist_binary_little_endian_pages(void **state)
     const char *p;
 
     (void)state;
-    read_one(write_bytes("bl.u32", u32, sizeof(u32)), "blocklist-u32", &r);
+    read_one(zt_write_tmp("bl.u32", u32, sizeof(u32)), "blocklist-u32", &r);
     assert_int_equal(r.rc, 0);
     assert_int_equal(r.n, 3);
     assert_request(&r.req[0], 0, 0, false, 5 * 4096, 4096);
     assert_request(&r.req[1], 0, 0, false, 0xffffffffull * 4096, 4096);
     assert_request(&r.req[2], 0, 0, false, 0x04030201ull * 4096, 4096);
 
-    p = write_bytes("bl.u64", u64, sizeof(u64));
+    p = zt_write_tmp("bl.u64", u64, sizeof(u64));
     assert_read_fails(p, "blocklist-u64", 1,
                       ": offset 8: page 9223372036854775808 is past the "
                       "largest byte offset");
 
-    p = write_bytes("bl7.u32", u32, 7);
+    p = zt_write_tmp("bl7.u32", u32, 7);
     assert_open_fails(&p, 1, "blocklist-u32", -ZC_EFORMAT, p,
                       ": size 7 bytes is not a multiple of the 4-byte "
                       "blocklist-u32 entry");
-    p = write_bytes("bl12.u64", u32, 12);
+    p = zt_write_tmp("bl12.u64", u32, 12);
     assert_open_fails(&p, 1, "blocklist-u64", -ZC_EFORMAT, p,
                       ": size 12 bytes is not a multiple of the 8-byte "
                       "blocklist-u64 entry");
@@ -1005,7 +949,7 @@ static void test_blocklist_binary_little_endian_pages(void **state)
 static void
 test_empty_file_is_an_empty_trace_when_the_format_is_forced(void **state)
 {
-    const char *p = write_bytes("empty", "", 0);
+    const char *p = zt_write_tmp("empty", "", 0);
     struct result r;
 
     (void)state;
@@ -1024,7 +968,7 @@ test_empty_file_is_an_empty_trace_when_the_format_is_forced(void **state)
 
 static void test_empty_file_cannot_be_sniffed(void **state)
 {
-    const char *p = write_bytes("empty2", "", 0);
+    const char *p = zt_write_tmp("empty2", "", 0);
 
     (void)state;
     assert_open_fails(&p, 1, NULL, -ZC_EFORMAT, p,
@@ -1033,7 +977,7 @@ static void test_empty_file_cannot_be_sniffed(void **state)
 
 static void test_directory_or_missing_file_is_an_io_error(void **state)
 {
-    const char *dir = tmpdir, *missing = tpath("no-such-file");
+    const char *dir = zt_tmpdir(), *missing = zt_tmp_path("no-such-file");
     const char *two[2];
 
     (void)state;
@@ -1057,7 +1001,7 @@ static void test_text_files_are_read_one_after_the_other(void **state)
 
     (void)state;
     paths[0] = write_text("a.trace", "5 0 1 1 1\n1 0 2 1 1\n");
-    paths[1] = write_bytes("b.trace", "", 0);
+    paths[1] = zt_write_tmp("b.trace", "", 0);
     paths[2] = write_text("c.trace", "3 0 3 1 0\n");
     read_paths(paths, 3, NULL, 0, &r);
     assert_string_equal(r.format, "disksim");
@@ -1119,7 +1063,7 @@ static void test_unrecognised_content_lists_the_formats(void **state)
     assert_non_null(strstr(err, "--format forces one"));
 
     /* binary block lists are never sniffed */
-    p = write_bytes("list.u32", u32, sizeof(u32));
+    p = zt_write_tmp("list.u32", u32, sizeof(u32));
     assert_open_fails(&p, 1, NULL, -ZC_EFORMAT, p, ": not a trace format");
 }
 
@@ -1212,7 +1156,7 @@ static void test_line_longer_than_the_buffer_is_an_error(void **state)
     memset(text + 2, ' ', len - 2);
     text[len - 1] = '\n';
     text[len] = '\0';
-    p = write_bytes("long.txt", text, len);
+    p = zt_write_tmp("long.txt", text, len);
     free(text);
     assert_read_fails(p, "blocklist-text", 1, ":2: line longer than");
 }
@@ -1254,7 +1198,7 @@ static void test_truncated_and_mutated_input_never_crashes(void **state)
                 for (int k = 0; round && k < round * 2 && cut; k++)
                     copy[zt_rng_below(&rng, cut)] =
                         (unsigned char)zt_rng_next(&rng);
-                const char *p = write_bytes("fuzz", copy, cut);
+                const char *p = zt_write_tmp("fuzz", copy, cut);
                 zc_trace_options opt = {.format = samples[s].format};
                 zc_trace *t;
                 zc_request q;
@@ -1315,5 +1259,5 @@ int main(void)
         cmocka_unit_test(test_truncated_and_mutated_input_never_crashes),
     };
 
-    return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+    return cmocka_run_group_tests(tests, zt_tmpdir_setup, zt_tmpdir_teardown);
 }

@@ -21,58 +21,6 @@
 
 #define PS 4096
 
-static char dir[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(dir, sizeof(dir), "/tmp/zt_zct.XXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    char cmd[128];
-    (void)state;
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-static const char *path_of(const char *name)
-{
-    static char p[4][128];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(p[k], sizeof(p[k]), "%s/%s", dir, name);
-    return p[k];
-}
-
-static void write_file(const char *path, const void *data, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, n, f), n);
-    assert_int_equal(fclose(f), 0);
-}
-
-static unsigned char *read_file(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    unsigned char *buf;
-    long len;
-
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = malloc((size_t)len + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-    *n = (size_t)len;
-    return buf;
-}
-
 /* ---- a random op sequence, kept for comparison -------------------------- */
 
 struct rec {
@@ -229,7 +177,7 @@ static void test_binary_and_text_streams_round_trip_every_op(void **state)
     (void)state;
 
     for (size_t i = 0; i < sizeof(opts) / sizeof(*opts); i++) {
-        const char *p = path_of(opts[i].text ? "rt.txt" : "rt.zct");
+        const char *p = zt_tmp_path(opts[i].text ? "rt.txt" : "rt.zct");
         write_seq(p, &s, &opts[i]);
         check_seq(p, &s);
     }
@@ -249,8 +197,8 @@ static void test_identical_contents_are_stored_once(void **state)
     zt_fill_random(pg, PS, 5);
     for (int round = 0; round < 2; round++) {
         int puts = round ? 1000 : 1;
-        assert_int_equal(zc_ops_writer_open(path_of("d.zct"), &o, &w, NULL, 0),
-                         0);
+        assert_int_equal(
+            zc_ops_writer_open(zt_tmp_path("d.zct"), &o, &w, NULL, 0), 0);
         op.kind = ZC_OP_INIT_FS;
         assert_int_equal(zc_ops_write(w, &op), 0);
         for (int i = 0; i < puts; i++) {
@@ -261,7 +209,7 @@ static void test_identical_contents_are_stored_once(void **state)
             assert_int_equal(zc_ops_write(w, &put), 0);
         }
         assert_int_equal(zc_ops_writer_close(w, NULL, 0), 0);
-        b = read_file(path_of("d.zct"), round ? &many : &one);
+        b = zt_read_file(zt_tmp_path("d.zct"), round ? &many : &one);
         free(b);
     }
     /* 999 more puts of the same page cost their records, not pages. */
@@ -305,7 +253,7 @@ static void expect_error(const char *path, const char *what)
 static void test_every_truncation_of_a_stream_is_an_error(void **state)
 {
     struct seq s = make_seq(3, 300);
-    const char *full = path_of("full.zct"), *cut = path_of("cut.zct");
+    const char *full = zt_tmp_path("full.zct"), *cut = zt_tmp_path("cut.zct");
     zc_ops_writer_options o = {.level = 1};
     unsigned char *b;
     size_t n;
@@ -314,14 +262,14 @@ static void test_every_truncation_of_a_stream_is_an_error(void **state)
     for (int text = 0; text < 2; text++) {
         o.text = text;
         write_seq(full, &s, &o);
-        b = read_file(full, &n);
+        b = zt_read_file(full, &n);
         /* Binary: every cut; text: every cut at a line end (a cut inside a
          * line may still be a well-formed shorter line). */
         for (size_t k = 0; k < n; k += text ? 1 : 1 + n / 3000) {
             char msg[512] = "";
             if (text && b[k] != '\n')
                 continue;
-            write_file(cut, b, text ? k + 1 : k);
+            zt_write_file(cut, b, text ? k + 1 : k);
             if (text && k + 1 == n)
                 continue;
             if (open_and_drain(cut, msg, sizeof(msg)) >= 0)
@@ -337,7 +285,7 @@ static void test_damaged_bytes_are_found_by_the_checksums(void **state)
 {
     int unnoticed = 0;
     struct seq s = make_seq(4, 2000);
-    const char *full = path_of("f.zct"), *bad = path_of("bad.zct");
+    const char *full = zt_tmp_path("f.zct"), *bad = zt_tmp_path("bad.zct");
     zc_ops_writer_options o = {.level = 1};
     unsigned char *b;
     size_t n;
@@ -345,14 +293,14 @@ static void test_damaged_bytes_are_found_by_the_checksums(void **state)
     (void)state;
 
     write_seq(full, &s, &o);
-    b = read_file(full, &n);
+    b = zt_read_file(full, &n);
     zt_rng_seed(&g, 9);
     for (int i = 0; i < 300; i++) {
         size_t at = i < 100 ? (size_t)i : zt_rng_below(&g, n);
         unsigned char flip = (unsigned char)(1u << zt_rng_below(&g, 8));
         char msg[512] = "";
         b[at] ^= flip;
-        write_file(bad, b, n);
+        zt_write_file(bad, b, n);
         b[at] ^= flip;
         if (open_and_drain(bad, msg, sizeof(msg)) >= 0) {
             /* Unnoticed is fine only if nothing changed: a flip in an LZO
@@ -378,12 +326,6 @@ static uint32_t adler32(const unsigned char *p, size_t n)
     return b << 16 | a;
 }
 
-static void le32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
 /* A binary stream made by hand: a header with the given fields and
  * version, one stored block of the given records. */
 static void forge(const char *path, unsigned major, const char *fields,
@@ -396,25 +338,25 @@ static void forge(const char *path, unsigned major, const char *fields,
     buf[8] = (unsigned char)major;
     buf[9] = 0;
     buf[10] = buf[11] = 0;
-    le32(buf + 12, (uint32_t)fl);
+    zt_put_le32(buf + 12, (uint32_t)fl);
     memcpy(buf + 16, fields, fl);
     n = 16 + fl;
-    le32(buf + n, adler32(buf, n));
+    zt_put_le32(buf + n, adler32(buf, n));
     n += 4;
     if (nrecs) {
-        le32(buf + n, (uint32_t)nrecs);
-        le32(buf + n + 4, (uint32_t)nrecs);
+        zt_put_le32(buf + n, (uint32_t)nrecs);
+        zt_put_le32(buf + n + 4, (uint32_t)nrecs);
         memset(buf + n + 8, 0, 4);
-        le32(buf + n + 12, adler32(recs, nrecs));
+        zt_put_le32(buf + n + 12, adler32(recs, nrecs));
         memcpy(buf + n + 16, recs, nrecs);
         n += 16 + nrecs;
     }
-    write_file(path, buf, n);
+    zt_write_file(path, buf, n);
 }
 
 static void test_malformed_binary_streams_get_precise_errors(void **state)
 {
-    const char *p = path_of("m.zct");
+    const char *p = zt_tmp_path("m.zct");
     const char *ok = "page_size=4096\nwindow=2\n";
     (void)state;
 
@@ -483,12 +425,12 @@ static void test_malformed_binary_streams_get_precise_errors(void **state)
         forge(p, 1, ok, r, sizeof(r));
         expect_error(p, "data after the end record");
     }
-    write_file(p, "", 0);
+    zt_write_file(p, "", 0);
     expect_error(p, "empty file");
-    write_file(p, "hello, world\n", 13);
+    zt_write_file(p, "hello, world\n", 13);
     expect_error(p, "not an op stream");
-    expect_error(dir, "is a directory");
-    expect_error(path_of("missing.zct"), "cannot open");
+    expect_error(zt_tmpdir(), "is a directory");
+    expect_error(zt_tmp_path("missing.zct"), "cannot open");
 }
 
 static void test_malformed_text_streams_name_the_line(void **state)
@@ -519,11 +461,11 @@ static void test_malformed_text_streams_name_the_line(void **state)
         {"zct-text 1\ninit_fs 0\nget 0 1 2\nmeta a b\nend\n",
          "line 4: meta after"},
     };
-    const char *p = path_of("m.txt");
+    const char *p = zt_tmp_path("m.txt");
     (void)state;
 
     for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
-        write_file(p, cases[i].text, strlen(cases[i].text));
+        zt_write_file(p, cases[i].text, strlen(cases[i].text));
         expect_error(p, cases[i].what);
     }
 }
@@ -532,14 +474,14 @@ static void test_malformed_text_streams_name_the_line(void **state)
 
 static zc_replay_stats play_text(const char *text, zc_cache *zc, bool verify)
 {
-    const char *p = path_of("play.txt");
+    const char *p = zt_tmp_path("play.txt");
     zc_ops_reader *r;
     zc_player *pl;
     zc_replay_stats st;
     zc_op op;
     int rc;
 
-    write_file(p, text, strlen(text));
+    zt_write_file(p, text, strlen(text));
     assert_int_equal(zc_ops_open(p, &r, NULL, 0), 0);
     assert_int_equal(zc_player_create(zc, &pl), 0);
     zc_player_verify(pl, verify);
@@ -723,7 +665,7 @@ static void test_a_saved_stream_replays_to_the_same_numbers(void **state)
 
     for (int text = 0; text < 2; text++)
         for (size_t k = 0; k < sizeof(specs) / sizeof(*specs); k++) {
-            const char *p = path_of(text ? "s.txt" : "s.zct");
+            const char *p = zt_tmp_path(text ? "s.txt" : "s.zct");
             zc_ops_writer_options o = {.text = text, .window = 500};
             zc_content *content;
             zc_ops_writer *w;
@@ -797,14 +739,14 @@ static void test_writer_rejects_bad_ops(void **state)
     (void)state;
 
     assert_int_equal(
-        zc_ops_writer_open(path_of("w.zct"), &bad, &w, err, sizeof(err)),
+        zc_ops_writer_open(zt_tmp_path("w.zct"), &bad, &w, err, sizeof(err)),
         -ZC_EINVAL);
-    assert_int_equal(zc_ops_writer_open(path_of("no/such/dir.zct"), NULL, &w,
-                                        err, sizeof(err)),
+    assert_int_equal(zc_ops_writer_open(zt_tmp_path("no/such/dir.zct"), NULL,
+                                        &w, err, sizeof(err)),
                      -ZC_EIO);
     assert_non_null(strstr(err, "no/such/dir.zct"));
-    assert_int_equal(zc_ops_writer_open(path_of("w.zct"), NULL, &w, NULL, 0),
-                     0);
+    assert_int_equal(
+        zc_ops_writer_open(zt_tmp_path("w.zct"), NULL, &w, NULL, 0), 0);
     assert_int_equal(zc_ops_write(w, &init), 0);
     assert_int_equal(zc_ops_write(w, &put), -ZC_EINVAL); /* no page */
     assert_non_null(strstr(zc_ops_writer_error(w), "put without a page"));
@@ -812,8 +754,8 @@ static void test_writer_rejects_bad_ops(void **state)
     put.page = pg;
     assert_int_equal(zc_ops_write(w, &put), -ZC_EINVAL);
     assert_int_equal(zc_ops_writer_close(w, err, sizeof(err)), -ZC_EINVAL);
-    assert_int_equal(zc_ops_writer_open(path_of("w.zct"), NULL, &w, NULL, 0),
-                     0);
+    assert_int_equal(
+        zc_ops_writer_open(zt_tmp_path("w.zct"), NULL, &w, NULL, 0), 0);
     assert_int_equal(zc_ops_write(w, &get), -ZC_EINVAL); /* pool 1 unknown */
     assert_int_equal(zc_ops_writer_close(w, NULL, 0), -ZC_EINVAL);
 
@@ -821,7 +763,7 @@ static void test_writer_rejects_bad_ops(void **state)
     for (uint32_t flags = 3; flags <= 4; flags++) {
         zc_op inv = {.kind = ZC_OP_INVALIDATE_PAGE, .flags = flags};
         assert_int_equal(
-            zc_ops_writer_open(path_of("w.zct"), NULL, &w, NULL, 0), 0);
+            zc_ops_writer_open(zt_tmp_path("w.zct"), NULL, &w, NULL, 0), 0);
         assert_int_equal(zc_ops_write(w, &init), 0);
         assert_int_equal(zc_ops_write(w, &inv), -ZC_EINVAL);
         assert_int_equal(zc_ops_writer_close(w, NULL, 0), -ZC_EINVAL);
@@ -830,7 +772,7 @@ static void test_writer_rejects_bad_ops(void **state)
     {
         zc_ops_writer_options o = {.meta = "source=x\nwindow=1\n"};
         assert_int_equal(
-            zc_ops_writer_open(path_of("w.zct"), &o, &w, err, sizeof(err)),
+            zc_ops_writer_open(zt_tmp_path("w.zct"), &o, &w, err, sizeof(err)),
             -ZC_EINVAL);
         assert_non_null(strstr(err, "window"));
     }
@@ -843,7 +785,7 @@ static void test_header_fields_survive_both_forms(void **state)
 
     for (int text = 0; text < 2; text++) {
         zc_ops_writer_options o = {.text = text, .meta = meta};
-        const char *p = path_of(text ? "m.txt" : "m.zct");
+        const char *p = zt_tmp_path(text ? "m.txt" : "m.zct");
         zc_ops_writer *w;
         zc_ops_reader *r;
         zc_op op;
@@ -871,8 +813,9 @@ static void test_a_stream_with_a_pack_reads_back_as_one_without(void **state)
         {.level = -1, .window = 1},
     };
     struct seq s = make_seq(11, 20000);
-    const char *plain = path_of("plain.zct"), *packed = path_of("packed.zct");
-    const char *pk = path_of("packed.zcp");
+    const char *plain = zt_tmp_path("plain.zct"),
+               *packed = zt_tmp_path("packed.zct");
+    const char *pk = zt_tmp_path("packed.zcp");
     (void)state;
 
     write_seq(plain, &s, &opts[0]);
@@ -893,8 +836,8 @@ static void test_a_stream_with_a_pack_reads_back_as_one_without(void **state)
         assert_string_equal(zc_ops_meta(r, "pack"), "packed.zcp");
         zc_ops_close(r);
         if (i == 0) { /* the same ops, the bytes moved to the pack */
-            b1 = read_file(plain, &n1);
-            b2 = read_file(packed, &n2);
+            b1 = zt_read_file(plain, &n1);
+            b2 = zt_read_file(packed, &n2);
             assert_true(n2 < n1);
             free(b1);
             free(b2);
@@ -905,7 +848,7 @@ static void test_a_stream_with_a_pack_reads_back_as_one_without(void **state)
 
 static void test_a_stream_needs_its_pack(void **state)
 {
-    const char *p = path_of("needs.zct"), *pk = path_of("needs.zcp");
+    const char *p = zt_tmp_path("needs.zct"), *pk = zt_tmp_path("needs.zcp");
     struct seq s = make_seq(5, 300);
     zc_ops_writer_options o = {.level = 1};
     zc_pack_writer *pw;
@@ -959,7 +902,7 @@ static void test_a_stream_needs_its_pack(void **state)
     {
         zc_ops_writer *w;
         assert_int_equal(
-            zc_ops_writer_open(path_of("t.txt"), &o, &w, msg, sizeof(msg)),
+            zc_ops_writer_open(zt_tmp_path("t.txt"), &o, &w, msg, sizeof(msg)),
             -ZC_EINVAL);
     }
     assert_int_equal(zc_pack_writer_close(pw, NULL, 0), 0);
@@ -986,5 +929,5 @@ int main(void)
         cmocka_unit_test(test_a_stream_with_a_pack_reads_back_as_one_without),
         cmocka_unit_test(test_a_stream_needs_its_pack),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, zt_tmpdir_setup, zt_tmpdir_teardown);
 }

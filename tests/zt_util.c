@@ -3,6 +3,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define _GNU_SOURCE /* program_invocation_short_name, for temp dir names */
 #include "zt_util.h"
 
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <lzo/lzo1x.h>
@@ -340,4 +342,105 @@ uint64_t zt_env_u64(const char *name, uint64_t def)
     if (errno || *end)
         return def;
     return x;
+}
+
+/* ---- temporary files ---------------------------------------------------- */
+
+static char g_tmpdir[256];
+static char **g_tmp_paths; /* every path zt_tmp_path() gave */
+static size_t g_tmp_n, g_tmp_cap;
+
+int zt_tmpdir_setup(void **state)
+{
+    const char *base = getenv("TMPDIR"), *name = program_invocation_short_name;
+
+    (void)state;
+    snprintf(g_tmpdir, sizeof(g_tmpdir), "%s/%s_XXXXXX",
+             base && *base ? base : "/tmp", name);
+    return mkdtemp(g_tmpdir) ? 0 : -1;
+}
+
+const char *zt_tmpdir(void)
+{
+    return g_tmpdir;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag,
+                        struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+int zt_tmpdir_teardown(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < g_tmp_n; i++)
+        free(g_tmp_paths[i]);
+    free(g_tmp_paths);
+    g_tmp_paths = NULL;
+    g_tmp_n = g_tmp_cap = 0;
+    /* Files the library made there too (a writer's pack, say). */
+    return nftw(g_tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+const char *zt_tmp_path(const char *name)
+{
+    size_t len = strlen(g_tmpdir) + strlen(name) + 2;
+    char *p = malloc(len);
+
+    assert_non_null(p);
+    snprintf(p, len, "%s/%s", g_tmpdir, name);
+    for (size_t i = 0; i < g_tmp_n; i++)
+        if (strcmp(g_tmp_paths[i], p) == 0) {
+            free(p);
+            return g_tmp_paths[i];
+        }
+    if (g_tmp_n == g_tmp_cap) {
+        size_t cap = g_tmp_cap ? 2 * g_tmp_cap : 64;
+        char **t = realloc(g_tmp_paths, cap * sizeof(*t));
+        assert_non_null(t);
+        g_tmp_paths = t;
+        g_tmp_cap = cap;
+    }
+    g_tmp_paths[g_tmp_n++] = p;
+    return p;
+}
+
+void zt_write_file(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
+const char *zt_write_tmp(const char *name, const void *data, size_t len)
+{
+    const char *path = zt_tmp_path(name);
+
+    zt_write_file(path, data, len);
+    return path;
+}
+
+unsigned char *zt_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf;
+    long n;
+
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    n = ftell(f);
+    assert_true(n >= 0);
+    rewind(f);
+    buf = malloc((size_t)n + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
 }

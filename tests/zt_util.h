@@ -3,8 +3,10 @@
  *
  * Everything here is independent of the library's implementation: a seeded
  * PRNG, page generators, a corpus of real file pages, LZO1X-1 sizes computed
- * with liblzo2 itself (the reference for the admission rule), and a checker
- * of the invariants the public header promises for zc_stats.  Expected values
+ * with liblzo2 itself (the reference for the admission rule), a checker of
+ * the invariants the public header promises for zc_stats, a temporary
+ * directory with file helpers, and little-endian bytes for files made by
+ * hand.  Expected values
  * in the tests come from these first principles, never from the library.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -94,5 +96,35 @@ zc_cache *zt_cache_new(const char *spec, zc_config *cfg_out);
 
 /* Integer from the environment, or def when unset or unparsable. */
 uint64_t zt_env_u64(const char *name, uint64_t def);
+
+/* ---- temporary files: one directory per test program */
+
+/* Make a fresh directory $TMPDIR/PROGRAM_XXXXXX (/tmp without TMPDIR,
+ * PROGRAM the test program's name): 0, or -1.  A cmocka group setup. */
+int zt_tmpdir_setup(void **state);
+/* The directory's path. */
+const char *zt_tmpdir(void);
+/* Remove the directory and every file in it: 0, or -1.  A cmocka group
+ * teardown. */
+int zt_tmpdir_teardown(void **state);
+/* The path of name in the directory: the same string for the same name,
+ * valid until zt_tmpdir_remove(). */
+const char *zt_tmp_path(const char *name);
+/* Write len bytes to path (asserting success). */
+void zt_write_file(const char *path, const void *data, size_t len);
+/* Write len bytes to name in the directory; its path. */
+const char *zt_write_tmp(const char *name, const void *data, size_t len);
+/* A file's bytes (malloc'd, with room for one more byte), asserting it
+ * reads; *len its length. */
+unsigned char *zt_read_file(const char *path, size_t *len);
+
+/* ---- hand-made binary files */
+
+/* v little-endian at p. */
+static inline void zt_put_le32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
 
 #endif /* ZT_UTIL_H */

@@ -40,6 +40,7 @@ struct opts {
     uint64_t pc_pages;
     const char *zspec; /* NULL: off */
     const char *content;
+    char *content_own; /* content, when it is a copy (freed by main) */
     const char *output;
     const char *save_ops;
     int save_level;
@@ -384,8 +385,9 @@ static double ratio(uint64_t a, uint64_t b)
     X(same_filled_pages)                                                       \
     X(raw_pages)                                                               \
     X(orig_data_size)                                                          \
-    X(compr_data_size) X(mem_used_total) X(arena_bytes) X(meta_bytes)          \
-        X(work_bytes) X(reject_compress_poor) X(reject_nospace) X(reject_race) \
+    X(compr_data_size)                                                         \
+    X(mem_used_total) X(arena_bytes) X(meta_bytes) X(work_bytes)               \
+        X(reject_compress_poor) X(reject_nospace) X(reject_race)               \
             X(reject_full) X(reject_inactive) X(raw_stored) X(dedup_hits)      \
                 X(shared_pages) X(frag_bytes) X(compress_ns)                   \
                     X(compress_ns_rejected) X(decompress_ns) X(compactions)    \
@@ -628,10 +630,16 @@ static void close_ops_writer(zc_ops_writer *w)
     }
 }
 
-/* After bad input: the stream saved so far is not complete; remove it
- * (it would fail to read anyway, lacking its end record). */
-static void abandon_ops(const struct opts *o)
+/* After bad input: the stream saved so far is not complete; close w
+ * without its end record and remove the file (standard output keeps what
+ * was written, which fails to read, lacking the end record). */
+static void abandon_ops(const struct opts *o, zc_ops_writer *w)
 {
+    /* An op of no kind makes the writer's error sticky, so close writes
+     * nothing more: no end record to pass a cut stream off as whole. */
+    if (w)
+        (void)zc_ops_write(w, &(zc_op){.kind = 0});
+    zc_ops_writer_close(w, NULL, 0);
     if (o->save_ops && strcmp(o->save_ops, "-") != 0)
         remove(o->save_ops);
 }
@@ -671,14 +679,14 @@ static int run_ops(struct opts *o, zc_replay_stats *rs, zc_stats *zs,
                    bool *have_zs, double *secs)
 {
     zc_ops_reader *in;
-    zc_ops_writer *w;
-    zc_cache *zc;
-    zc_player *p;
+    zc_ops_writer *w = NULL;
+    zc_cache *zc = NULL;
+    zc_player *p = NULL;
     zc_op op;
     char err[512];
     const char *v;
     double t0, next;
-    int rc;
+    int rc, status = 0;
 
     if (o->ntraces != 1) {
         fprintf(stderr,
@@ -697,7 +705,8 @@ static int run_ops(struct opts *o, zc_replay_stats *rs, zc_stats *zs,
                 NAME ": %s: the stream's page size is %zu, not --page-size "
                      "%zu\n",
                 o->traces[0], zc_ops_page_size(in), o->page_size);
-        return 2;
+        status = 2;
+        goto close_in;
     }
     if (o->page_cache_set || o->content_set)
         fprintf(stderr,
@@ -712,10 +721,11 @@ static int run_ops(struct opts *o, zc_replay_stats *rs, zc_stats *zs,
         o->pc_pages = strtoull(v, NULL, 10);
     v = zc_ops_meta(in, "content");
     /* A copy: the reader's fields go with it, and the report comes later. */
-    o->content = strdup(v ? v : "(in the stream)");
+    o->content = o->content_own = strdup(v ? v : "(in the stream)");
     if (!o->content) {
         fprintf(stderr, NAME ": out of memory\n");
-        return 1;
+        status = 1;
+        goto close_in;
     }
     zc = open_zcache(o);
     v = zc_ops_meta(in, "source");
@@ -724,7 +734,8 @@ static int run_ops(struct opts *o, zc_replay_stats *rs, zc_stats *zs,
         v ? v : o->traces[0]);
     if (zc_player_create(zc, &p)) {
         fprintf(stderr, NAME ": out of memory\n");
-        return 1;
+        status = 1;
+        goto abandon;
     }
     zc_player_verify(p, o->verify);
     t0 = now_s();
@@ -732,15 +743,15 @@ static int run_ops(struct opts *o, zc_replay_stats *rs, zc_stats *zs,
     for (uint64_t n = 1; (rc = zc_ops_next(in, &op)) == 1; n++) {
         if (w && zc_ops_write(w, &op)) {
             fprintf(stderr, NAME ": --save-ops: %s\n", zc_ops_writer_error(w));
-            abandon_ops(o);
-            return 1;
+            status = 1;
+            goto abandon;
         }
         rc = zc_player_op(p, &op);
         if (rc) {
             fprintf(stderr, NAME ": %s: op %" PRIu64 ": %s\n", o->traces[0], n,
                     zc_strerror(rc));
-            abandon_ops(o);
-            return rc == -ZC_EINVAL ? 2 : 1;
+            status = rc == -ZC_EINVAL ? 2 : 1;
+            goto abandon;
         }
         if (o->progress) {
             zc_player_stats_get(p, rs);
@@ -751,8 +762,8 @@ static int run_ops(struct opts *o, zc_replay_stats *rs, zc_stats *zs,
         fprintf(stderr, "\r%70s\r", "");
     if (rc < 0) {
         fprintf(stderr, NAME ": %s\n", zc_ops_error(in));
-        abandon_ops(o);
-        return rc == -ZC_ENOMEM ? 1 : 2;
+        status = rc == -ZC_ENOMEM ? 1 : 2;
+        goto abandon;
     }
     *secs = now_s() - t0;
     close_ops_writer(w);
@@ -760,10 +771,15 @@ static int run_ops(struct opts *o, zc_replay_stats *rs, zc_stats *zs,
     *have_zs = zc != NULL;
     if (zc)
         zc_stats_get(zc, zs);
+    goto destroy;
+abandon:
+    abandon_ops(o, w);
+destroy:
     zc_player_destroy(p);
-    zc_ops_close(in);
     zc_cache_destroy(zc);
-    return 0;
+close_in:
+    zc_ops_close(in);
+    return status;
 }
 
 /* The adaptive run in a few words, printed after the text results. */
@@ -825,7 +841,7 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
     char err[512];
     double t0, next;
     bool checked = false;
-    int rc;
+    int rc, status = 0;
 
     zc = open_zcache(o);
     topt.format = o->format;
@@ -833,7 +849,8 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
     rc = zc_trace_open(o->traces, o->ntraces, &topt, &t, err, sizeof(err));
     if (rc) {
         fprintf(stderr, NAME ": %s\n", err);
-        return rc == -ZC_ENOMEM ? 1 : 2;
+        status = rc == -ZC_ENOMEM ? 1 : 2;
+        goto close_zcache;
     }
     if (!o->content_set) {
         /* the pack the trace names, if any */
@@ -842,7 +859,8 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
         if (rc < 0) {
             fprintf(stderr, NAME ": %s: the pack's path is too long\n",
                     o->traces[0]);
-            return 2;
+            status = 2;
+            goto close_trace;
         }
         if (rc > 0)
             o->content = spec;
@@ -852,7 +870,8 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
                              sizeof(err));
         if (rc) {
             fprintf(stderr, NAME ": --content: %s\n", err);
-            return rc == -ZC_ENOMEM ? 1 : 2;
+            status = rc == -ZC_ENOMEM ? 1 : 2;
+            goto close_trace;
         }
     }
     *format = zc_trace_format(t);
@@ -864,12 +883,14 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
         rc = zc_replay_adapt(r, &o->adapt);
         if (rc == -ZC_EINVAL) {
             fprintf(stderr, NAME ": --adapt: options out of range\n");
-            return 2;
+            status = 2;
+            goto abandon;
         }
     }
     if (rc) {
         fprintf(stderr, NAME ": %s\n", zc_strerror(rc));
-        return 1;
+        status = 1;
+        goto abandon;
     }
     zc_replay_verify(r, o->verify);
     t0 = now_s();
@@ -882,8 +903,8 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
             if (o->progress)
                 fputc('\n', stderr);
             fprintf(stderr, NAME ": %s\n", zc_trace_error(t));
-            abandon_ops(o);
-            return 2;
+            status = 2;
+            goto abandon;
         }
         if (req.ino && !checked) {
             checked = true;
@@ -892,8 +913,8 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
                 if (o->progress)
                     fputc('\n', stderr);
                 fprintf(stderr, NAME ": %s\n", err);
-                abandon_ops(o);
-                return 2;
+                status = 2;
+                goto abandon;
             }
         }
         rc = zc_replay_request(r, &req);
@@ -903,8 +924,8 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
                         zc_ops_writer_error(w));
             else
                 fprintf(stderr, NAME ": replay failed: %s\n", zc_strerror(rc));
-            abandon_ops(o);
-            return 1;
+            status = 1;
+            goto abandon;
         }
         if (o->progress) {
             zc_replay_stats_get(r, rs);
@@ -919,15 +940,19 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
     *have_zs = zc != NULL;
     if (zc)
         zc_stats_get(zc, zs);
-    if (o->adaptive && split_outputs(o, r, rs)) {
-        zc_replay_destroy(r);
-        return 1;
-    }
+    if (o->adaptive && split_outputs(o, r, rs))
+        status = 1;
+    goto destroy_replay;
+abandon:
+    abandon_ops(o, w);
+destroy_replay:
     zc_replay_destroy(r);
-    zc_trace_close(t);
     zc_content_close(content);
+close_trace:
+    zc_trace_close(t);
+close_zcache:
     zc_cache_destroy(zc);
-    return 0;
+    return status;
 }
 
 int main(int argc, char **argv)
@@ -948,16 +973,18 @@ int main(int argc, char **argv)
         rc = run_ops(&o, &rs, &zs, &have_zs, &secs);
     else
         rc = run_blocks(&o, &format, &rs, &zs, &have_zs, &secs);
-    if (rc)
-        return rc;
-    output(&o, format, &rs, have_zs ? &zs : NULL, secs);
-    if (!strcmp(o.output, "text"))
-        fputs(adapt_summary, stdout);
-    free(o.traces);
-    if (rs.zc_wrong) {
-        fprintf(stderr, NAME ": %" PRIu64 " zcache hits returned wrong data\n",
-                rs.zc_wrong);
-        return 1;
+    if (!rc) {
+        output(&o, format, &rs, have_zs ? &zs : NULL, secs);
+        if (!strcmp(o.output, "text"))
+            fputs(adapt_summary, stdout);
+        if (rs.zc_wrong) {
+            fprintf(stderr,
+                    NAME ": %" PRIu64 " zcache hits returned wrong data\n",
+                    rs.zc_wrong);
+            rc = 1;
+        }
     }
-    return 0;
+    free(o.traces);
+    free(o.content_own);
+    return rc;
 }

@@ -27,14 +27,6 @@
 
 #include "access.h"
 
-/* Fuzzing builds accept a bad header checksum, so that mutated headers
- * reach the parser (as the .zct reader does). */
-#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-#define CHECKSUMS 0
-#else
-#define CHECKSUMS 1
-#endif
-
 /* ---- shared by both forms ------------------------------------------------ */
 
 int zc__access_field(struct zc__tfile *f, const char *key, size_t klen,
@@ -48,8 +40,7 @@ int zc__access_field(struct zc__tfile *f, const char *key, size_t klen,
             *why = "page_size given twice";
             return -ZC_EFORMAT;
         }
-        if (!zc__parse_u64(&p, end, &ps) || p != end ||
-            !zc__access_page_size_ok(ps)) {
+        if (!zc__parse_u64(&p, end, &ps) || p != end || !zc__page_size_ok(ps)) {
             *why = "page_size is not a power of two in 512..65536";
             return -ZC_EFORMAT;
         }
@@ -79,36 +70,6 @@ const char *zc__access_request(const struct zc__tfile *f, uint64_t dev,
 }
 
 /* ---- the binary form -------------------------------------------------- */
-
-static uint32_t get32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
-}
-
-/* A LEB128 varint at *pp: 1 and *v; 0 if cut by end; -1 past 64 bits. */
-static int varint(const unsigned char **pp, const unsigned char *end,
-                  uint64_t *v)
-{
-    const unsigned char *p = *pp;
-    uint64_t x = 0;
-
-    for (unsigned shift = 0;; shift += 7) {
-        if (p >= end)
-            return 0;
-        unsigned char b = *p++;
-        if (shift == 63 && (b & 0x7e))
-            return -1;
-        x |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80))
-            break;
-        if (shift == 63)
-            return -1;
-    }
-    *pp = p;
-    *v = x;
-    return 1;
-}
 
 /* The header fields text[n]: lines of key=value. */
 static int header_fields(struct zc__tfile *f, const char *text, size_t n,
@@ -163,7 +124,7 @@ static int access_begin(struct zc__tfile *f)
                               "version %d",
                               (unsigned)(p[8] | p[9] << 8),
                               (unsigned)(p[10] | p[11] << 8), ZCA_MAJOR);
-    n = get32(p + 12);
+    n = zc__get_le32(p + 12);
     if (n == 0 || n > ZCA_HEADER_MAX)
         return zc__tf_fail_at(f, 12, "header length %u out of range (1..%d)",
                               (unsigned)n, ZCA_HEADER_MAX);
@@ -173,8 +134,8 @@ static int access_begin(struct zc__tfile *f)
     p = f->buf + f->pos;
     if (avail < ZCA_FIXED + n + 4)
         return zc__tf_fail_at(f, 12, "truncated header");
-    if (CHECKSUMS &&
-        lzo_adler32(1, p, ZCA_FIXED + n) != get32(p + ZCA_FIXED + n))
+    if (ZC__CHECKSUMS &&
+        lzo_adler32(1, p, ZCA_FIXED + n) != zc__get_le32(p + ZCA_FIXED + n))
         return zc__tf_fail_at(f, ZCA_FIXED + n, "header checksum mismatch");
     rc = header_fields(f, (const char *)p + ZCA_FIXED, n, ZCA_FIXED);
     if (rc)
@@ -191,7 +152,7 @@ static int end_record(struct zc__tfile *f, const unsigned char *p,
 {
     uint64_t n;
     size_t avail;
-    int rc = varint(&p, end, &n);
+    int rc = zc__varint_get(&p, end, &n);
 
     if (rc <= 0)
         return zc__tf_fail_at(f, at, "%s",
@@ -228,7 +189,7 @@ static int record(struct zc__tfile *f, const unsigned char *p,
         return zc__tf_fail_at(f, at, "unknown record type 0x%02x", op);
     nv = op == ZCA_RESIDENT ? 3 : 5;
     for (int i = 0; i < nv; i++) {
-        rc = varint(&p, end, &v[i]);
+        rc = zc__varint_get(&p, end, &v[i]);
         if (rc <= 0)
             return zc__tf_fail_at(f, at, "%s",
                                   rc ? "number past 2^64" : "truncated record");

@@ -47,6 +47,7 @@
 #ifndef ZC_TRACE_ACCESS_H
 #define ZC_TRACE_ACCESS_H
 
+#include "bytes.h"
 #include "reader.h"
 
 #define ZCA_MAGIC "\x89ZCA\r\n\x1a\n"
@@ -57,7 +58,7 @@ enum {
     ZCA_MINOR = 0,
     ZCA_FIXED = 16, /* magic, major, minor, N */
     ZCA_HEADER_MAX = 1 << 16,
-    ZCA_REC_MAX = 1 + 5 * 10, /* an opcode and five varints */
+    ZCA_REC_MAX = 1 + 5 * ZC__VARINT_MAX, /* an opcode and five varints */
     ZCA_LEVEL_DEFAULT = 19,
 };
 
@@ -75,11 +76,6 @@ enum {
     ZCA_S_RECORDS,    /* in the records */
     ZCA_S_ENDED,      /* the end record was read */
 };
-
-static inline bool zc__access_page_size_ok(uint64_t ps)
-{
-    return ps >= 512 && ps <= 65536 && !(ps & (ps - 1));
-}
 
 /* A header field of either form: kept for zc_trace_meta(); page_size is
  * parsed into *page_size (0 until given).  0; -ZC_ENOMEM; -ZC_EFORMAT and

@@ -32,6 +32,8 @@
 #include <zstd.h>
 
 #include "access.h"
+#include "bytes.h"
+#include "meta.h"
 
 enum { WERR = 512 };
 
@@ -57,11 +59,9 @@ static int wfail(struct zc_access_writer *w, int rc, const char *fmt, ...)
 static int wfail(struct zc_access_writer *w, int rc, const char *fmt, ...)
 {
     va_list ap;
-    int n = snprintf(w->err, sizeof(w->err), "%s: ", w->path);
 
     va_start(ap, fmt);
-    if (n >= 0 && (size_t)n < sizeof(w->err))
-        vsnprintf(w->err + n, sizeof(w->err) - (size_t)n, fmt, ap);
+    zc__vfail(w->err, sizeof(w->err), w->path, fmt, ap);
     va_end(ap);
     if (!w->rc)
         w->rc = rc;
@@ -116,66 +116,29 @@ static int put(struct zc_access_writer *w, const void *p, size_t n)
     return 0;
 }
 
-static size_t varint(unsigned char *p, uint64_t v)
-{
-    size_t n = 0;
-
-    while (v >= 0x80) {
-        p[n++] = (unsigned char)(v | 0x80);
-        v >>= 7;
-    }
-    p[n++] = (unsigned char)v;
-    return n;
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)v;
-    p[1] = (unsigned char)(v >> 8);
-    p[2] = (unsigned char)(v >> 16);
-    p[3] = (unsigned char)(v >> 24);
-}
-
 /* A record: op and n varints. */
 static int binary_record(struct zc_access_writer *w, unsigned op,
                          const uint64_t *v, int n)
 {
-    unsigned char rec[ZCA_REC_MAX];
+    uint8_t rec[ZCA_REC_MAX];
     size_t len = 0;
 
     rec[len++] = (unsigned char)op;
     for (int i = 0; i < n; i++)
-        len += varint(rec + len, v[i]);
+        len += zc__varint_put(rec + len, v[i]);
     return put(w, rec, len);
 }
 
 /* ---- header ------------------------------------------------------------ */
 
-/* Extra fields: lines of key=value; keys without blanks or control
- * characters; values without control characters nor a leading blank (the
- * text form could not keep it); not the writer's own keys. */
+/* Extra fields: the rule of meta.h, with the writer's own keys. */
 static int check_meta(struct zc_access_writer *w, const char *meta)
 {
-    static const char *const own[] = {"page_size", "created_by"};
+    static const char *const own[] = {"page_size", "created_by", NULL};
+    char why[WERR];
 
-    for (const char *p = meta; *p;) {
-        size_t len = strcspn(p, "\n"), klen = strcspn(p, "=\n");
-        bool bad = len && (klen == 0 || klen == len);
-        for (size_t i = 0; !bad && i < len; i++)
-            bad = (unsigned char)p[i] < 0x20 || p[i] == 0x7f ||
-                  (i < klen && p[i] == ' ') || (i == klen + 1 && p[i] == ' ');
-        if (bad)
-            return wfail(w, -ZC_EINVAL,
-                         "header field '%.*s' is not key=value (no blanks "
-                         "in the key or before the value, no control "
-                         "characters)",
-                         (int)(len > 64 ? 64 : len), p);
-        for (size_t i = 0; len && i < sizeof(own) / sizeof(*own); i++)
-            if (klen == strlen(own[i]) && !strncmp(p, own[i], klen))
-                return wfail(w, -ZC_EINVAL,
-                             "header field %s is the writer's own", own[i]);
-        p += len + (p[len] == '\n');
-    }
+    if (zc__meta_check(meta, own, why, sizeof(why)))
+        return wfail(w, -ZC_EINVAL, "%s", why);
     return 0;
 }
 
@@ -186,13 +149,7 @@ static int text_header(struct zc_access_writer *w, const char *meta)
                                      "meta created_by libzcache %s\n",
                       w->page_size, zc_version()) < 0;
 
-    for (const char *p = meta; p && *p;) {
-        size_t len = strcspn(p, "\n"), k = strcspn(p, "=");
-        if (len)
-            bad |= fprintf(w->f, "meta %.*s %.*s\n", (int)k, p,
-                           (int)(len - k - 1), p + k + 1) < 0;
-        p += len + (p[len] == '\n');
-    }
+    bad |= zc__meta_text(w->f, meta) < 0;
     return bad ? io_fail(w) : 0;
 }
 
@@ -200,7 +157,7 @@ static int binary_header(struct zc_access_writer *w, const char *meta)
 {
     char base[128];
     size_t bl, ml = 0, n;
-    unsigned char fixed[ZCA_FIXED], sum[4];
+    uint8_t fixed[ZCA_FIXED], sum[4];
     uint32_t adler;
     char *fields;
     int rc;
@@ -234,10 +191,10 @@ static int binary_header(struct zc_access_writer *w, const char *meta)
     fixed[9] = 0;
     fixed[10] = ZCA_MINOR;
     fixed[11] = 0;
-    put32(fixed + 12, (uint32_t)n);
+    zc__put_le32(fixed + 12, (uint32_t)n);
     adler = lzo_adler32(1, fixed, ZCA_FIXED);
     adler = lzo_adler32(adler, (const unsigned char *)fields, n);
-    put32(sum, adler);
+    zc__put_le32(sum, adler);
     rc = put(w, fixed, ZCA_FIXED);
     if (!rc)
         rc = put(w, fields, n);
@@ -267,7 +224,7 @@ int zc_access_writer_open(const char *path, const zc_access_writer_options *opt,
     if (!o.page_size)
         o.page_size = 4096;
     level = o.level ? o.level : ZCA_LEVEL_DEFAULT;
-    if (!zc__access_page_size_ok(o.page_size) || level < ZSTD_minCLevel() ||
+    if (!zc__page_size_ok(o.page_size) || level < ZSTD_minCLevel() ||
         level > ZSTD_maxCLevel()) {
         if (err && errlen)
             snprintf(err, errlen,

@@ -88,16 +88,10 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "bytes.h"
+#include "ctab.h"
 #include "hash.h"
 #include "zcache_trace.h"
-
-/* Fuzzing builds accept a bad index checksum, so that mutated indexes
- * reach the parser (libFuzzer's convention, as in zct.c). */
-#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-#define CHECKSUMS 0
-#else
-#define CHECKSUMS 1
-#endif
 
 #define PACK_MAGIC "\x89ZCP\r\n\x1a\n"
 #define PACK_END "ZCP-END\n"
@@ -150,15 +144,10 @@ static int sfail(struct store *s, int rc, const char *fmt, ...)
 static int sfail(struct store *s, int rc, const char *fmt, ...)
 {
     va_list ap;
-    int n = snprintf(s->err, sizeof(s->err), "%s: ", s->path);
 
     va_start(ap, fmt);
-    if (n >= 0 && (size_t)n < sizeof(s->err))
-        vsnprintf(s->err + n, sizeof(s->err) - (size_t)n, fmt, ap);
+    zc__vfail(s->err, sizeof(s->err), s->path, fmt, ap);
     va_end(ap);
-    for (char *p = s->err; *p; p++)
-        if (*p == '\n' || *p == '\r')
-            *p = ' ';
     return rc;
 }
 
@@ -267,40 +256,6 @@ static int block_data(struct store *s, uint64_t b, const uint8_t **out)
     return 0;
 }
 
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    put16(p, (uint16_t)v);
-    put16(p + 2, (uint16_t)(v >> 16));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-    put32(p, (uint32_t)v);
-    put32(p + 4, (uint32_t)(v >> 32));
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-    return get32(p) | (uint64_t)get32(p + 4) << 32;
-}
-
-static bool page_size_ok(uint64_t ps)
-{
-    return ps >= 512 && ps <= 65536 && !(ps & (ps - 1));
-}
-
 /* Pages per block for a page size. */
 static uint32_t block_pages(size_t page_size)
 {
@@ -340,11 +295,6 @@ static uint64_t key_hash(uint32_t dev, uint64_t ino, uint64_t index)
 /* Writing                                                                  */
 /* ======================================================================== */
 
-struct dedup {
-    uint64_t h[2];
-    uint64_t id1; /* content id + 1; 0: empty */
-};
-
 struct keyslot {
     struct key k;
     bool used;
@@ -363,8 +313,7 @@ struct zc_pack_writer {
     uint8_t *zbuf;
     size_t zbuf_cap;
     ZSTD_CCtx *cctx;
-    struct dedup *tab;
-    uint64_t tmask, tused;
+    struct zc__ctab tab; /* every content: hash -> id */
     struct keyslot *keys;
     uint64_t kmask, kused;
 };
@@ -375,11 +324,9 @@ static int wfail(struct zc_pack_writer *w, int rc, const char *fmt, ...)
 static int wfail(struct zc_pack_writer *w, int rc, const char *fmt, ...)
 {
     va_list ap;
-    int n = snprintf(w->s.err, sizeof(w->s.err), "%s: ", w->s.path);
 
     va_start(ap, fmt);
-    if (n >= 0 && (size_t)n < sizeof(w->s.err))
-        vsnprintf(w->s.err + n, sizeof(w->s.err) - (size_t)n, fmt, ap);
+    zc__vfail(w->s.err, sizeof(w->s.err), w->s.path, fmt, ap);
     va_end(ap);
     w->rc = rc;
     return rc;
@@ -446,58 +393,28 @@ static int stored_page(struct zc_pack_writer *w, uint64_t id,
     return 0;
 }
 
-static int tab_grow(struct zc_pack_writer *w)
-{
-    uint64_t n = w->tab ? (w->tmask + 1) * 2 : 1024;
-    struct dedup *t = calloc(n, sizeof(*t));
-
-    if (!t)
-        return wfail(w, -ZC_ENOMEM, "out of memory");
-    for (uint64_t j = 0; w->tab && j <= w->tmask; j++) {
-        uint64_t i;
-        if (!w->tab[j].id1)
-            continue;
-        for (i = w->tab[j].h[0] & (n - 1); t[i].id1; i = (i + 1) & (n - 1))
-            ;
-        t[i] = w->tab[j];
-    }
-    free(w->tab);
-    w->tab = t;
-    w->tmask = n - 1;
-    return 0;
-}
-
 static int add(struct zc_pack_writer *w, const uint8_t *pg, uint64_t *id)
 {
-    uint64_t h[2], i;
+    uint64_t h[2], cur, old_id;
     int rc;
 
     zc__hash128(pg, w->s.page_size, h);
-    for (i = w->tab ? h[0] & w->tmask : 0; w->tab && w->tab[i].id1;
-         i = (i + 1) & w->tmask) {
+    for (cur = 0; zc__ctab_next(&w->tab, h, &cur, &old_id);) {
         const uint8_t *old = NULL;
-        if (w->tab[i].h[0] != h[0] || w->tab[i].h[1] != h[1])
-            continue;
-        if ((rc = stored_page(w, w->tab[i].id1 - 1, &old)))
+        if ((rc = stored_page(w, old_id, &old)))
             return rc;
         if (!memcmp(old, pg, w->s.page_size)) {
-            *id = w->tab[i].id1 - 1;
+            *id = old_id;
             return 0;
         }
     }
-    if ((!w->tab || (w->tused + 1) * 2 > w->tmask + 1) && tab_grow(w))
-        return w->rc;
-    for (i = h[0] & w->tmask; w->tab[i].id1; i = (i + 1) & w->tmask)
-        ;
     if (w->open_pages == w->max_pages && flush_block(w))
         return w->rc;
+    if (zc__ctab_insert(&w->tab, h, w->ncontents))
+        return wfail(w, -ZC_ENOMEM, "out of memory");
     memcpy(w->open + (size_t)w->open_pages * w->s.page_size, pg,
            w->s.page_size);
     w->open_pages++;
-    w->tab[i].h[0] = h[0];
-    w->tab[i].h[1] = h[1];
-    w->tab[i].id1 = w->ncontents + 1;
-    w->tused++;
     *id = w->ncontents++;
     return 0;
 }
@@ -553,10 +470,10 @@ static int write_index(struct zc_pack_writer *w)
 
     for (uint64_t b = 0; b < w->s.nblk; b++) {
         const struct block *bk = &w->s.blk[b];
-        put64(e, bk->off);
-        put64(e + 8, bk->first);
-        put32(e + 16, bk->len);
-        put32(e + 20, bk->pages);
+        zc__put_le64(e, bk->off);
+        zc__put_le64(e + 8, bk->first);
+        zc__put_le32(e + 16, bk->len);
+        zc__put_le32(e + 20, bk->pages);
         adler = lzo_adler32(adler, e, PACK_INDEX_ENTRY);
         if (wout(w, e, PACK_INDEX_ENTRY))
             return w->rc;
@@ -569,10 +486,10 @@ static int write_index(struct zc_pack_writer *w)
             sorted[n++] = w->keys[j].k;
     qsort(sorted, n, sizeof(*sorted), key_qcmp);
     for (uint64_t j = 0; j < n; j++) {
-        put32(e, sorted[j].dev);
-        put64(e + 4, sorted[j].ino);
-        put64(e + 12, sorted[j].index);
-        put64(e + 20, sorted[j].id);
+        zc__put_le32(e, sorted[j].dev);
+        zc__put_le64(e + 4, sorted[j].ino);
+        zc__put_le64(e + 12, sorted[j].index);
+        zc__put_le64(e + 20, sorted[j].id);
         adler = lzo_adler32(adler, e, PACK_KEY_ENTRY);
         if (wout(w, e, PACK_KEY_ENTRY)) {
             free(sorted);
@@ -580,13 +497,13 @@ static int write_index(struct zc_pack_writer *w)
         }
     }
     free(sorted);
-    put64(e, index_off);
-    put64(e + 8, w->s.nblk);
-    put64(e + 16, w->ncontents);
-    put64(e + 24, n);
+    zc__put_le64(e, index_off);
+    zc__put_le64(e + 8, w->s.nblk);
+    zc__put_le64(e + 16, w->ncontents);
+    zc__put_le64(e + 24, n);
     adler = lzo_adler32(adler, e, 32);
-    put32(e + 32, adler);
-    put32(e + 36, 0);
+    zc__put_le32(e + 32, adler);
+    zc__put_le32(e + 36, 0);
     memcpy(e + 40, PACK_END, 8);
     return wout(w, e, PACK_TRAILER);
 }
@@ -603,7 +520,7 @@ int zc_pack_writer_open(const char *path, size_t page_size, int level,
         err[0] = '\0';
     if (out)
         *out = NULL;
-    if (!path || !out || !strcmp(path, "-") || !page_size_ok(page_size) ||
+    if (!path || !out || !strcmp(path, "-") || !zc__page_size_ok(page_size) ||
         level < ZSTD_minCLevel() || level > ZSTD_maxCLevel()) {
         if (err && errlen)
             snprintf(err, errlen,
@@ -648,9 +565,9 @@ int zc_pack_writer_open(const char *path, size_t page_size, int level,
         goto fail;
     }
     memcpy(h, PACK_MAGIC, 8);
-    put16(h + 8, PACK_MAJOR);
-    put16(h + 10, PACK_MINOR);
-    put32(h + 12, (uint32_t)page_size);
+    zc__put_le16(h + 8, PACK_MAJOR);
+    zc__put_le16(h + 10, PACK_MINOR);
+    zc__put_le32(h + 12, (uint32_t)page_size);
     memcpy(w->header, h, sizeof(h));
     if ((rc = wout(w, h, sizeof(h))))
         goto fail;
@@ -723,7 +640,7 @@ int zc_pack_writer_close(zc_pack_writer *w, char *err, size_t errlen)
     ZSTD_freeCCtx(w->cctx);
     free(w->open);
     free(w->zbuf);
-    free(w->tab);
+    zc__ctab_free(&w->tab);
     free(w->keys);
     free(w);
     return rc;
@@ -749,10 +666,10 @@ static int parse_index(struct zc_pack *p, const uint8_t *e, uint64_t index_off)
     for (uint64_t b = 0; b < s->nblk; b++, e += PACK_INDEX_ENTRY) {
         struct block *bk = &s->blk[b];
         uint64_t at = index_off + b * PACK_INDEX_ENTRY;
-        bk->off = get64(e);
-        bk->first = get64(e + 8);
-        bk->len = get32(e + 16);
-        bk->pages = get32(e + 20);
+        bk->off = zc__get_le64(e);
+        bk->first = zc__get_le64(e + 8);
+        bk->len = zc__get_le32(e + 16);
+        bk->pages = zc__get_le32(e + 20);
         if (bk->off != next_off)
             return sfail(s, -ZC_EFORMAT,
                          "offset %" PRIu64 ": block %" PRIu64 " at %" PRIu64
@@ -789,10 +706,10 @@ static int parse_keys(struct zc_pack *p, const uint8_t *e, uint64_t keys_off)
     for (uint64_t i = 0; i < p->nkeys; i++, e += PACK_KEY_ENTRY) {
         struct key *k = &p->keys[i];
         uint64_t at = keys_off + i * PACK_KEY_ENTRY;
-        k->dev = get32(e);
-        k->ino = get64(e + 4);
-        k->index = get64(e + 12);
-        k->id = get64(e + 20);
+        k->dev = zc__get_le32(e);
+        k->ino = zc__get_le64(e + 4);
+        k->index = zc__get_le64(e + 12);
+        k->id = zc__get_le64(e + 20);
         if (k->id >= p->ncontents)
             return sfail(&p->s, -ZC_EFORMAT,
                          "offset %" PRIu64 ": key maps to content %" PRIu64
@@ -833,12 +750,12 @@ static int pack_load(struct zc_pack *p)
                      "offset 8: pack version %u.%u; this library reads "
                      "version %d",
                      h[8] | h[9] << 8, h[10] | h[11] << 8, PACK_MAJOR);
-    if (!page_size_ok(get32(h + 12)))
+    if (!zc__page_size_ok(zc__get_le32(h + 12)))
         return sfail(s, -ZC_EFORMAT,
                      "offset 12: page size %" PRIu32
                      " not a power of two in 512..65536",
-                     get32(h + 12));
-    s->page_size = get32(h + 12);
+                     zc__get_le32(h + 12));
+    s->page_size = zc__get_le32(h + 12);
     if (size < PACK_HEADER + PACK_TRAILER)
         return sfail(s, -ZC_EFORMAT,
                      "offset %" PRIu64 ": no trailer (truncated?)", size);
@@ -848,10 +765,10 @@ static int pack_load(struct zc_pack *p)
         return sfail(s, -ZC_EFORMAT,
                      "offset %" PRIu64 ": no trailer (truncated?)",
                      size - PACK_TRAILER);
-    index_off = get64(t);
-    nblk = get64(t + 8);
-    p->ncontents = get64(t + 16);
-    p->nkeys = get64(t + 24);
+    index_off = zc__get_le64(t);
+    nblk = zc__get_le64(t + 8);
+    p->ncontents = zc__get_le64(t + 16);
+    p->nkeys = zc__get_le64(t + 24);
     /* Every count against the bytes there are, before any allocation. */
     avail = size - PACK_TRAILER - PACK_HEADER;
     if (index_off < PACK_HEADER || index_off - PACK_HEADER > avail ||
@@ -875,10 +792,10 @@ static int pack_load(struct zc_pack *p)
     s->nblk = s->blk_cap = nblk;
     if ((rc = read_at(s, tab, avail, index_off)))
         goto out;
-    if (get32(t + 36) ||
-        (CHECKSUMS &&
+    if (zc__get_le32(t + 36) ||
+        (ZC__CHECKSUMS &&
          lzo_adler32(lzo_adler32(lzo_adler32(1, h, PACK_HEADER), tab, avail), t,
-                     32) != get32(t + 32))) {
+                     32) != zc__get_le32(t + 32))) {
         rc =
             sfail(s, -ZC_EFORMAT, "offset %" PRIu64 ": index checksum mismatch",
                   size - PACK_TRAILER + 32);

@@ -28,28 +28,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bytes.h"
 #include "zct.h"
-
-/* Fuzzing builds accept bad checksums, so that mutated records reach the
- * parser instead of stopping at the checksum (libFuzzer's convention). */
-#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-#define CHECKSUMS 0
-#else
-#define CHECKSUMS 1
-#endif
 
 int zc__ops_fail(struct zc_ops_reader *r, int rc, const char *fmt, ...)
 {
     va_list ap;
-    int n = snprintf(r->err, sizeof(r->err), "%s: ", r->path);
 
     va_start(ap, fmt);
-    if (n >= 0 && (size_t)n < sizeof(r->err))
-        vsnprintf(r->err + n, sizeof(r->err) - (size_t)n, fmt, ap);
+    zc__vfail(r->err, sizeof(r->err), r->path, fmt, ap);
     va_end(ap);
-    for (char *p = r->err; *p; p++)
-        if (*p == '\n' || *p == '\r')
-            *p = ' ';
     r->rc = rc;
     return rc;
 }
@@ -126,12 +114,6 @@ bool zc_ops_sniff(const void *head, size_t len)
 }
 
 /* ---- binary: the header ------------------------------------------------- */
-
-static uint32_t get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
-}
 
 /* Read exactly n bytes at the current offset; 1, 0 at a clean end of
  * file (nothing read), or an error for a short read. */
@@ -216,7 +198,7 @@ static int binary_header(struct zc_ops_reader *r, const uint8_t *magic)
                             "reads version %d",
                             fixed[8] | fixed[9] << 8,
                             fixed[10] | fixed[11] << 8, ZCT_MAJOR);
-    n = get32(fixed + 12);
+    n = zc__get_le32(fixed + 12);
     if (n == 0 || n > ZCT_HEADER_MAX)
         return zc__ops_fail(r, -ZC_EFORMAT,
                             "offset 12: header length %" PRIu32
@@ -237,7 +219,7 @@ static int binary_header(struct zc_ops_reader *r, const uint8_t *magic)
     }
     adler = lzo_adler32(1, fixed, 16);
     adler = lzo_adler32(adler, (const uint8_t *)text, n);
-    if (CHECKSUMS && adler != get32(sum)) {
+    if (ZC__CHECKSUMS && adler != zc__get_le32(sum)) {
         free(text);
         return zc__ops_fail(r, -ZC_EFORMAT,
                             "offset %" PRIu64 ": header checksum mismatch",
@@ -271,7 +253,7 @@ static int binary_header(struct zc_ops_reader *r, const uint8_t *magic)
     free(text);
     if (rc)
         return rc;
-    if (ps < 512 || ps > 65536 || (ps & (ps - 1)))
+    if (!zc__page_size_ok(ps))
         return zc__ops_fail(r, -ZC_EFORMAT,
                             "offset 16: page_size %" PRIu64
                             " missing or not a power of two in 512..65536",
@@ -317,8 +299,8 @@ static int next_block(struct zc_ops_reader *r)
                             r->file_off);
     if (rc < 0)
         return rc;
-    raw = get32(h);
-    stored = get32(h + 4);
+    raw = zc__get_le32(h);
+    stored = zc__get_le32(h + 4);
     if (raw == 0 || raw > ZCT_BLOCK_MAX)
         return zc__ops_fail(r, -ZC_EFORMAT,
                             "offset %" PRIu64 ": block length %" PRIu32
@@ -363,7 +345,7 @@ static int next_block(struct zc_ops_reader *r)
                             "offset %" PRIu64 ": truncated block", r->file_off);
     if (rc < 0)
         return rc;
-    if (CHECKSUMS && lzo_adler32(1, r->blk, raw) != get32(h + 12))
+    if (ZC__CHECKSUMS && lzo_adler32(1, r->blk, raw) != zc__get_le32(h + 12))
         return zc__ops_fail(r, -ZC_EFORMAT,
                             "offset %" PRIu64 ": block checksum mismatch",
                             r->blk_off);
@@ -383,22 +365,14 @@ static int rec_fail(struct zc_ops_reader *r, const char *what)
 
 static int varint(struct zc_ops_reader *r, uint64_t *v)
 {
-    uint64_t x = 0;
+    const uint8_t *p = r->blk + r->blk_pos;
+    int got = zc__varint_get(&p, r->blk + r->blk_len, v);
 
-    for (unsigned shift = 0;; shift += 7) {
-        uint8_t b;
-        if (r->blk_pos >= r->blk_len)
-            return rec_fail(r, "record cut by the end of its block");
-        b = r->blk[r->blk_pos++];
-        if (shift == 63 && (b & 0x7e))
-            return rec_fail(r, "number out of range");
-        x |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80))
-            break;
-        if (shift == 63)
-            return rec_fail(r, "number out of range");
-    }
-    *v = x;
+    r->blk_pos = (size_t)(p - r->blk);
+    if (got == 0)
+        return rec_fail(r, "record cut by the end of its block");
+    if (got < 0)
+        return rec_fail(r, "number out of range");
     return 0;
 }
 
@@ -444,7 +418,7 @@ static int key(struct zc_ops_reader *r, zc_filekey *k)
         return rec_fail(r, "bad file key tag");
     rc = bytes(r, raw, sizeof(raw));
     for (int i = 0; !rc && i < 6; i++)
-        k->fh[i] = get32(raw + 4 * i);
+        k->fh[i] = zc__get_le32(raw + 4 * i);
     return rc;
 }
 

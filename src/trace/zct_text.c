@@ -31,6 +31,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "bytes.h"
 #include "zct.h"
 
 enum { MAX_TOKENS = ZCT_TEXT_TOKENS };
@@ -318,7 +319,7 @@ int zc__ops_text_open(struct zc_ops_reader *r)
         if (!strcmp(tok[1], "page_size")) {
             if (number(r, tok[2], 65536, &ps))
                 return r->rc;
-            if (ps < 512 || (ps & (ps - 1)))
+            if (!zc__page_size_ok(ps))
                 return fail(
                     r, "page_size is a power of two in 512..65536:", tok[2]);
             r->page_size = (size_t)ps;

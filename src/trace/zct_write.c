@@ -26,13 +26,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
+#include "ctab.h"
 #include "hash.h"
+#include "meta.h"
 #include "zct.h"
-
-struct dedup {
-    uint64_t h[2];
-    uint64_t id1; /* content number + 1; 0: empty */
-};
 
 struct zc_ops_writer {
     FILE *f;
@@ -57,8 +55,7 @@ struct zc_ops_writer {
     uint64_t (*ring_hash)[2];
     size_t ring_slots;
     uint64_t ncontents;
-    struct dedup *tab;
-    uint64_t tmask, tused;
+    struct zc__ctab tab;
 };
 
 static int wfail(struct zc_ops_writer *w, int rc, const char *fmt, ...)
@@ -67,22 +64,12 @@ static int wfail(struct zc_ops_writer *w, int rc, const char *fmt, ...)
 static int wfail(struct zc_ops_writer *w, int rc, const char *fmt, ...)
 {
     va_list ap;
-    int n = snprintf(w->err, sizeof(w->err), "%s: ", w->path);
 
     va_start(ap, fmt);
-    if (n >= 0 && (size_t)n < sizeof(w->err))
-        vsnprintf(w->err + n, sizeof(w->err) - (size_t)n, fmt, ap);
+    zc__vfail(w->err, sizeof(w->err), w->path, fmt, ap);
     va_end(ap);
     w->rc = rc;
     return rc;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
 }
 
 static int out(struct zc_ops_writer *w, const void *p, size_t n)
@@ -103,18 +90,18 @@ static int flush_block(struct zc_ops_writer *w)
     if (!w->blk_len)
         return 0;
     memset(h, 0, sizeof(h));
-    put32(h, (uint32_t)w->blk_len);
-    put32(h + 12, lzo_adler32(1, w->blk, w->blk_len));
+    zc__put_le32(h, (uint32_t)w->blk_len);
+    zc__put_le32(h + 12, lzo_adler32(1, w->blk, w->blk_len));
     if (w->level >= 9)
         ok = lzo1x_999_compress(w->blk, w->blk_len, w->zbuf, &n, w->wrk);
     else if (w->level > 0)
         ok = lzo1x_1_compress(w->blk, w->blk_len, w->zbuf, &n, w->wrk);
     if (ok == LZO_E_OK && n < w->blk_len) {
         h[8] = 1;
-        put32(h + 4, (uint32_t)n);
+        zc__put_le32(h + 4, (uint32_t)n);
     } else {
         n = w->blk_len;
-        put32(h + 4, (uint32_t)n);
+        zc__put_le32(h + 4, (uint32_t)n);
     }
     if (out(w, h, sizeof(h)) || out(w, h[8] ? w->zbuf : w->blk, n))
         return w->rc;
@@ -128,29 +115,17 @@ static int room(struct zc_ops_writer *w, size_t n)
     return w->blk_len + n > ZCT_BLOCK_MAX ? flush_block(w) : 0;
 }
 
-static size_t varint(uint8_t *p, uint64_t v)
-{
-    size_t n = 0;
-
-    while (v >= 0x80) {
-        p[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    p[n++] = (uint8_t)v;
-    return n;
-}
-
 static size_t key_bytes(uint8_t *p, const zc_filekey *k)
 {
     uint64_t ino;
 
     if (zc__key_is_ino(k, &ino)) {
         p[0] = 0;
-        return 1 + varint(p + 1, ino);
+        return 1 + zc__varint_put(p + 1, ino);
     }
     p[0] = 1;
     for (int i = 0; i < 6; i++)
-        put32(p + 1 + 4 * i, k->fh[i]);
+        zc__put_le32(p + 1 + 4 * i, k->fh[i]);
     return 25;
 }
 
@@ -173,65 +148,21 @@ static bool same_filled(const uint8_t *pg, size_t ps)
     return true;
 }
 
-static void tab_delete(struct zc_ops_writer *w, uint64_t i)
-{
-    uint64_t j = i;
-
-    for (;;) {
-        uint64_t k;
-        j = (j + 1) & w->tmask;
-        if (!w->tab[j].id1)
-            break;
-        k = w->tab[j].h[0] & w->tmask;
-        if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
-            w->tab[i] = w->tab[j];
-            i = j;
-        }
-    }
-    w->tab[i].id1 = 0;
-    w->tused--;
-}
-
-static int tab_grow(struct zc_ops_writer *w)
-{
-    uint64_t n = w->tab ? (w->tmask + 1) * 2 : 1024;
-    struct dedup *t = calloc(n, sizeof(*t));
-
-    if (!t)
-        return -ZC_ENOMEM;
-    for (uint64_t j = 0; w->tab && j <= w->tmask; j++) {
-        uint64_t i;
-        if (!w->tab[j].id1)
-            continue;
-        for (i = w->tab[j].h[0] & (n - 1); t[i].id1; i = (i + 1) & (n - 1))
-            ;
-        t[i] = w->tab[j];
-    }
-    free(w->tab);
-    w->tab = t;
-    w->tmask = n - 1;
-    return 0;
-}
-
 /* The content number of page: an equal content in the window, or a new
  * content record. */
 static int content_of(struct zc_ops_writer *w, const uint8_t *pg, uint64_t *id)
 {
-    uint64_t h[2], i;
+    uint64_t h[2], cur, c;
     size_t slot, n;
     uint8_t *rec;
 
     zc__hash128(pg, w->page_size, h);
-    for (i = w->tab ? h[0] & w->tmask : 0; w->tab && w->tab[i].id1;
-         i = (i + 1) & w->tmask) {
-        uint64_t c = w->tab[i].id1 - 1;
-        if (w->tab[i].h[0] == h[0] && w->tab[i].h[1] == h[1] &&
-            !memcmp(w->ring + (c % w->window) * w->page_size, pg,
+    for (cur = 0; zc__ctab_next(&w->tab, h, &cur, &c);)
+        if (!memcmp(w->ring + (c % w->window) * w->page_size, pg,
                     w->page_size)) {
             *id = c;
             return 0;
         }
-    }
 
     /* A new content: it takes the ring slot of the one leaving the
      * window, whose table entry goes. */
@@ -251,35 +182,22 @@ static int content_of(struct zc_ops_writer *w, const uint8_t *pg, uint64_t *id)
         w->ring_slots = cap;
     }
     slot = (size_t)(w->ncontents % w->window);
-    if (w->ncontents >= w->window) {
-        uint64_t old = w->ncontents - w->window;
-        for (i = w->ring_hash[slot][0] & w->tmask; w->tab[i].id1;
-             i = (i + 1) & w->tmask)
-            if (w->tab[i].id1 == old + 1) {
-                tab_delete(w, i);
-                break;
-            }
-    }
-    if ((!w->tab || (w->tused + 1) * 2 > w->tmask + 1) && tab_grow(w))
+    if (w->ncontents >= w->window)
+        zc__ctab_remove(&w->tab, w->ring_hash[slot], w->ncontents - w->window);
+    if (zc__ctab_insert(&w->tab, h, w->ncontents))
         return wfail(w, -ZC_ENOMEM, "out of memory");
-    for (i = h[0] & w->tmask; w->tab[i].id1; i = (i + 1) & w->tmask)
-        ;
-    w->tab[i].h[0] = h[0];
-    w->tab[i].h[1] = h[1];
-    w->tab[i].id1 = w->ncontents + 1;
-    w->tused++;
     memcpy(w->ring + slot * w->page_size, pg, w->page_size);
     memcpy(w->ring_hash[slot], h, sizeof(h));
     *id = w->ncontents++;
 
     if (w->pack && !same_filled(pg, w->page_size)) {
-        uint8_t r[11];
+        uint8_t r[1 + ZC__VARINT_MAX];
         uint64_t pid;
         int rc = zc_pack_add(w->pack, pg, &pid);
         if (rc)
             return wfail(w, rc, "%s", zc_pack_writer_error(w->pack));
         r[0] = ZCT_CONTENT_PACK;
-        return record(w, r, 1 + varint(r + 1, pid));
+        return record(w, r, 1 + zc__varint_put(r + 1, pid));
     }
     n = same_filled(pg, w->page_size) ? 9 : 1 + w->page_size;
     if (room(w, n))
@@ -315,14 +233,14 @@ static int binary_op(struct zc_ops_writer *w, const zc_op *op)
     if (op->kind == ZC_OP_PUT && (op->flags & ZC_OP_PUT_ACTIVE))
         rec[0] = ZCT_PUT_ACTIVE;
     if (op->kind == ZC_OP_PC_HITS) {
-        n += varint(rec + n, op->count);
+        n += zc__varint_put(rec + n, op->count);
         return record(w, rec, n);
     }
-    n += varint(rec + n, op->pool);
+    n += zc__varint_put(rec + n, op->pool);
     switch (op->kind) {
     case ZC_OP_INIT_SHARED_FS:
     case ZC_OP_INIT_FS:
-        n += varint(rec + n, op->page_size);
+        n += zc__varint_put(rec + n, op->page_size);
         if (op->kind == ZC_OP_INIT_SHARED_FS) {
             memcpy(rec + n, op->uuid, 16);
             n += 16;
@@ -332,11 +250,11 @@ static int binary_op(struct zc_ops_writer *w, const zc_op *op)
     case ZC_OP_GET:
     case ZC_OP_INVALIDATE_PAGE:
         n += key_bytes(rec + n, &op->key);
-        n += varint(rec + n, op->index);
+        n += zc__varint_put(rec + n, op->index);
         if (op->kind == ZC_OP_INVALIDATE_PAGE)
-            n += varint(rec + n, op->flags);
+            n += zc__varint_put(rec + n, op->flags);
         if (op->kind == ZC_OP_PUT)
-            n += varint(rec + n, w->ncontents - 1 - id);
+            n += zc__varint_put(rec + n, w->ncontents - 1 - id);
         break;
     case ZC_OP_INVALIDATE_INODE: n += key_bytes(rec + n, &op->key); break;
     default: break;
@@ -436,27 +354,15 @@ static int flush_hits(struct zc_ops_writer *w)
 
 /* ---- header ------------------------------------------------------------- */
 
-/* Checks extra fields: lines of key=value, keys without blanks, and none
- * of the keys the writer sets itself. */
+/* Extra fields: the rule of meta.h, with the writer's own keys. */
 static int check_meta(struct zc_ops_writer *w, const char *meta)
 {
-    static const char *const own[] = {"page_size", "window", "created_by",
-                                      "block_codec", "pack"};
+    static const char *const own[] = {"page_size",   "window", "created_by",
+                                      "block_codec", "pack",   NULL};
+    char why[ZCT_ERR];
 
-    for (const char *p = meta; *p;) {
-        const char *nl = strchr(p, '\n'), *eq = strchr(p, '=');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        if (len && (!eq || eq == p || eq > p + len ||
-                    strcspn(p, " \t") < (size_t)(eq - p)))
-            return wfail(w, -ZC_EINVAL, "header field '%.*s' is not key=value",
-                         (int)len, p);
-        for (size_t i = 0; len && i < sizeof(own) / sizeof(*own); i++)
-            if ((size_t)(eq - p) == strlen(own[i]) &&
-                !strncmp(p, own[i], strlen(own[i])))
-                return wfail(w, -ZC_EINVAL,
-                             "header field %s is the writer's own", own[i]);
-        p += len + (nl != NULL);
-    }
+    if (zc__meta_check(meta, own, why, sizeof(why)))
+        return wfail(w, -ZC_EINVAL, "%s", why);
     return 0;
 }
 
@@ -479,13 +385,7 @@ static int header(struct zc_ops_writer *w, const char *meta)
         bad |= fprintf(w->f, "meta page_size %zu\n", w->page_size) < 0;
         bad |=
             fprintf(w->f, "meta created_by libzcache %s\n", zc_version()) < 0;
-        for (const char *p = meta; p && *p;) {
-            size_t len = strcspn(p, "\n"), k = strcspn(p, "=");
-            if (len) /* "meta KEY VALUE...": the rest of the line */
-                bad |= fprintf(w->f, "meta %.*s %.*s\n", (int)k, p,
-                               (int)(len - k - 1), p + k + 1) < 0;
-            p += len + (p[len] == '\n');
-        }
+        bad |= zc__meta_text(w->f, meta) < 0;
         return bad ? wfail(w, -ZC_EIO, "write error: %s", strerror(errno)) : 0;
     }
     if (w->pack) {
@@ -503,15 +403,15 @@ static int header(struct zc_ops_writer *w, const char *meta)
     fixed[9] = 0;
     fixed[10] = ZCT_MINOR;
     fixed[11] = 0;
-    put32(fixed + 12,
-          (uint32_t)(bl + ml + (ml && meta[ml - 1] != '\n' ? 1 : 0)));
+    zc__put_le32(fixed + 12,
+                 (uint32_t)(bl + ml + (ml && meta[ml - 1] != '\n' ? 1 : 0)));
     adler = lzo_adler32(1, fixed, 16);
     adler = lzo_adler32(adler, (const uint8_t *)base, bl);
     if (ml)
         adler = lzo_adler32(adler, (const uint8_t *)meta, ml);
     if (ml && meta[ml - 1] != '\n')
         adler = lzo_adler32(adler, (const uint8_t *)"\n", 1);
-    put32(sum, adler);
+    zc__put_le32(sum, adler);
     if (out(w, fixed, 16) || out(w, base, bl) || (ml && out(w, meta, ml)) ||
         (ml && meta[ml - 1] != '\n' && out(w, "\n", 1)) || out(w, sum, 4))
         return w->rc;
@@ -538,8 +438,7 @@ int zc_ops_writer_open(const char *path, const zc_ops_writer_options *opt,
         o.page_size = 4096;
     if (!o.window)
         o.window = ZCT_WINDOW_DEFAULT;
-    if (o.page_size < 512 || o.page_size > 65536 ||
-        (o.page_size & (o.page_size - 1)) || o.window > ZCT_WINDOW_MAX ||
+    if (!zc__page_size_ok(o.page_size) || o.window > ZCT_WINDOW_MAX ||
         (uint64_t)o.window * o.page_size > (1ull << 30) ||
         (o.level != -1 && o.level != 0 && o.level != 1 && o.level != 9)) {
         if (err && errlen)
@@ -664,9 +563,9 @@ int zc_ops_writer_close(zc_ops_writer *w, char *err, size_t errlen)
             if (fputs("end\n", w->f) < 0)
                 wfail(w, -ZC_EIO, "write error: %s", strerror(errno));
         } else {
-            uint8_t rec[11];
+            uint8_t rec[1 + ZC__VARINT_MAX];
             rec[0] = ZCT_END;
-            if (!record(w, rec, 1 + varint(rec + 1, w->nops)))
+            if (!record(w, rec, 1 + zc__varint_put(rec + 1, w->nops)))
                 flush_block(w);
         }
     }
@@ -684,7 +583,7 @@ int zc_ops_writer_close(zc_ops_writer *w, char *err, size_t errlen)
     free(w->wrk);
     free(w->ring);
     free(w->ring_hash);
-    free(w->tab);
+    zc__ctab_free(&w->tab);
     free(w);
     return rc;
 }
