@@ -205,6 +205,12 @@ ZC_API int zc_pack_map(zc_pack_writer *w, uint32_t dev, uint64_t ino,
 /** The path the pack is being written to. */
 ZC_API const char *zc_pack_writer_path(const zc_pack_writer *w);
 
+/** The pack's identity: a 64-bit number drawn when the writer is opened
+ *  (never 0), stored in the pack.  Streams that refer to the pack carry it
+ *  (header field pack_id, 16 hex digits), so that a stream is never played
+ *  with another recording's pack. */
+ZC_API uint64_t zc_pack_writer_id(const zc_pack_writer *w);
+
 ZC_API const char *zc_pack_writer_error(const zc_pack_writer *w);
 
 /** Write the blocks still open and the index, close, free.  Returns 0 or
@@ -218,6 +224,7 @@ ZC_API int zc_pack_open(const char *path, zc_pack **out, char *err,
 
 ZC_API size_t zc_pack_page_size(const zc_pack *p);
 ZC_API uint64_t zc_pack_contents(const zc_pack *p); /* distinct contents */
+ZC_API uint64_t zc_pack_id(const zc_pack *p); /* the writer's id */
 ZC_API uint64_t zc_pack_keys(const zc_pack *p);     /* mapped keys */
 
 /** Content id into page[page_size].  Returns 0; -ZC_EINVAL (no such id);
@@ -264,6 +271,15 @@ ZC_API int zc_content_page(zc_content *src, uint32_t dev, uint64_t pageno,
  *  has no file map and returns -ZC_EINVAL for ino != 0. */
 ZC_API int zc_content_file_page(zc_content *src, uint32_t dev, uint64_t ino,
                                 uint64_t index, uint64_t version, void *page);
+
+/** Whether src may give the pages of trace t: a trace whose header names a
+ *  pack (fields pack_id, and pack: a file name beside the trace, no '/'
+ *  and no "..") must be read with that pack, and a "pack:" source with the
+ *  pack the trace names.  Returns 0; -ZC_EINVAL with a one-line message in
+ *  err (another recording's pack, a pack field that is not a plain file
+ *  name). */
+ZC_API int zc_content_check_trace(const zc_content *src, const zc_trace *t,
+                                  char *err, size_t errlen);
 
 ZC_API void zc_content_close(zc_content *src);
 
