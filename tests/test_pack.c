@@ -448,6 +448,107 @@ static void test_content_source_pack(void **state)
     zc_content_close(s);
 }
 
+/* Every pack has its own id; a stream names it, and a stream played with
+ * another recording's pack is refused, never replayed with wrong bytes. */
+static void test_streams_refuse_another_recording_s_pack(void **state)
+{
+    const char *a = zt_tmp_path("a.zcp"), *b = zt_tmp_path("b.zcp");
+    const char *zct = zt_tmp_path("k.zct"), *zca = zt_tmp_path("k.zca");
+    char err[512], spec[300];
+    zc_pack_writer *w, *w2;
+    zc_pack *pk;
+    zc_ops_writer *ow;
+    zc_ops_writer_options oo = {.level = 1};
+    zc_access_writer *aw;
+    zc_access_writer_options ao = {0};
+    zc_ops_reader *r;
+    zc_trace *t;
+    zc_content *c;
+    zc_op op = {0};
+    zc_request q = {.dev = 7, .ino = 12, .length = PS, .time_ns = 1};
+    unsigned char pg[PS], got[PS];
+    char meta[128];
+    const char *tp[] = {zca};
+    uint64_t ida, idb;
+    (void)state;
+
+    assert_int_equal(zc_pack_writer_open(a, PS, 1, &w, NULL, 0), 0);
+    assert_int_equal(zc_pack_writer_open(b, PS, 1, &w2, NULL, 0), 0);
+    ida = zc_pack_writer_id(w);
+    idb = zc_pack_writer_id(w2);
+    assert_int_not_equal(ida, 0);
+    assert_int_not_equal(ida, idb);
+    /* an op stream with its contents in pack a */
+    oo.pack = w;
+    assert_int_equal(zc_ops_writer_open(zct, &oo, &ow, err, sizeof(err)), 0);
+    op.kind = ZC_OP_INIT_FS;
+    op.page_size = PS;
+    assert_int_equal(zc_ops_write(ow, &op), 0);
+    universe_page(5, pg);
+    op.kind = ZC_OP_PUT;
+    op.key = zc_filekey_from_ino(12);
+    op.page = pg;
+    op.page_size = PS;
+    assert_int_equal(zc_ops_write(ow, &op), 0);
+    assert_int_equal(zc_ops_writer_close(ow, err, sizeof(err)), 0);
+    assert_int_equal(zc_pack_map(w, 7, 12, 0, pg, NULL), 0);
+    assert_int_equal(zc_pack_map(w2, 7, 12, 0, pg, NULL), 0);
+    assert_int_equal(zc_pack_writer_close(w, NULL, 0), 0);
+    assert_int_equal(zc_pack_writer_close(w2, NULL, 0), 0);
+    assert_int_equal(zc_pack_open(a, &pk, err, sizeof(err)), 0);
+    assert_true(zc_pack_id(pk) == ida);
+    zc_pack_close(pk);
+
+    /* the right pack reads; b in a's place is refused, by name */
+    assert_int_equal(zc_ops_open(zct, &r, err, sizeof(err)), 0);
+    assert_int_equal(zc_ops_next(r, &op), 1);
+    assert_int_equal(zc_ops_next(r, &op), 1);
+    assert_memory_equal(op.page, pg, PS);
+    zc_ops_close(r);
+    rename(a, zt_tmp_path("a.keep"));
+    rename(b, a);
+    assert_int_not_equal(zc_ops_open(zct, &r, err, sizeof(err)), 0);
+    assert_non_null(strstr(err, "another recording's pack"));
+
+    /* an access stream naming pack a (now b's bytes) */
+    snprintf(meta, sizeof(meta), "pack=a.zcp\npack_id=%016llx\n",
+             (unsigned long long)ida);
+    ao.meta = meta;
+    assert_int_equal(zc_access_writer_open(zca, &ao, &aw, err, sizeof(err)), 0);
+    assert_int_equal(zc_access_write(aw, &q), 0);
+    assert_int_equal(zc_access_writer_close(aw, err, sizeof(err)), 0);
+    assert_int_equal(zc_trace_open(tp, 1, NULL, &t, err, sizeof(err)), 0);
+    snprintf(spec, sizeof(spec), "pack:%s", a);
+    assert_int_equal(zc_content_open(spec, PS, &c, err, sizeof(err)), 0);
+    assert_int_equal(zc_content_check_trace(c, t, err, sizeof(err)),
+                     -ZC_EINVAL);
+    assert_non_null(strstr(err, "another recording's pack"));
+    zc_content_close(c);
+    rename(a, b);
+    rename(zt_tmp_path("a.keep"), a);
+    assert_int_equal(zc_content_open(spec, PS, &c, err, sizeof(err)), 0);
+    assert_int_equal(zc_content_check_trace(c, t, err, sizeof(err)), 0);
+    assert_int_equal(zc_content_file_page(c, 7, 12, 0, 0, got), 0);
+    assert_memory_equal(got, pg, PS);
+    zc_content_close(c);
+    /* synthetic contents are a choice the check allows */
+    assert_int_equal(zc_content_open("synth", PS, &c, err, sizeof(err)), 0);
+    assert_int_equal(zc_content_check_trace(c, t, err, sizeof(err)), 0);
+    zc_content_close(c);
+    zc_trace_close(t);
+
+    /* a pack field that leaves the trace's directory is refused */
+    ao.meta = "pack=../a.zcp\n";
+    assert_int_equal(zc_access_writer_open(zca, &ao, &aw, err, sizeof(err)), 0);
+    assert_int_equal(zc_access_write(aw, &q), 0);
+    assert_int_equal(zc_access_writer_close(aw, err, sizeof(err)), 0);
+    assert_int_equal(zc_trace_open(tp, 1, NULL, &t, err, sizeof(err)), 0);
+    assert_int_equal(zc_content_check_trace(NULL, t, err, sizeof(err)),
+                     -ZC_EINVAL);
+    assert_non_null(strstr(err, "not a file name beside the trace"));
+    zc_trace_close(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -459,6 +560,7 @@ int main(void)
         cmocka_unit_test(test_not_a_pack),
         cmocka_unit_test(test_a_failed_writer_leaves_no_file),
         cmocka_unit_test(test_content_source_pack),
+        cmocka_unit_test(test_streams_refuse_another_recording_s_pack),
     };
     return cmocka_run_group_tests(tests, zt_tmpdir_setup, zt_tmpdir_teardown);
 }

@@ -17,9 +17,11 @@ int trace_content_default(const zc_trace *t, const char *trace_path, char *spec,
     const char *slash = strrchr(trace_path, '/');
     int n;
 
-    if (!pack || !*pack)
+    /* Only a plain name beside the trace (zc_content_check_trace() says
+     * what is wrong with any other). */
+    if (!pack || !*pack || strchr(pack, '/') || strstr(pack, ".."))
         return 0;
-    if (pack[0] == '/' || !slash)
+    if (!slash)
         n = snprintf(spec, len, "pack:%s", pack);
     else
         n = snprintf(spec, len, "pack:%.*s/%s", (int)(slash - trace_path),

@@ -386,13 +386,13 @@ static double ratio(uint64_t a, uint64_t b)
     X(raw_pages)                                                               \
     X(orig_data_size)                                                          \
     X(compr_data_size)                                                         \
-    X(mem_used_total) X(arena_bytes) X(meta_bytes) X(work_bytes)               \
-        X(reject_compress_poor) X(reject_nospace) X(reject_race)               \
-            X(reject_full) X(reject_inactive) X(raw_stored) X(dedup_hits)      \
-                X(shared_pages) X(frag_bytes) X(compress_ns)                   \
-                    X(compress_ns_rejected) X(decompress_ns) X(compactions)    \
-                        X(estimates) X(compress_ns_estimates) X(pools)         \
-                            X(objects)
+    X(mem_used_total)                                                          \
+    X(arena_bytes) X(meta_bytes) X(work_bytes) X(reject_compress_poor)         \
+        X(reject_nospace) X(reject_race) X(reject_full) X(reject_inactive)     \
+            X(raw_stored) X(dedup_hits) X(shared_pages) X(frag_bytes)          \
+                X(compress_ns) X(compress_ns_rejected) X(decompress_ns)        \
+                    X(compactions) X(estimates) X(compress_ns_estimates)       \
+                        X(pools) X(objects)
 
 static void json_string(const char *s)
 {
@@ -869,10 +869,20 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
         rc = zc_content_open(o->content, o->page_size, &content, err,
                              sizeof(err));
         if (rc) {
-            fprintf(stderr, NAME ": --content: %s\n", err);
+            fprintf(stderr, NAME ": %s%s\n",
+                    o->content_set ? "--content: " : "", err);
             status = rc == -ZC_ENOMEM ? 1 : 2;
             goto close_trace;
         }
+    }
+    /* never another recording's pack, nor a pack path out of the trace's
+     * directory */
+    rc = zc_content_check_trace(content, t, err, sizeof(err));
+    if (rc) {
+        fprintf(stderr, NAME ": %s: %s\n", o->traces[0], err);
+        zc_content_close(content);
+        status = 2;
+        goto close_trace;
     }
     *format = zc_trace_format(t);
     w = open_ops_writer(o, *format, NULL);

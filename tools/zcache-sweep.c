@@ -1151,21 +1151,33 @@ int main(int argc, char **argv)
         zc_ops_close(r);
     } else if (zc_mrc_create(&mrc)) {
         die(1, "%s", "out of memory");
-    } else if (!o.content_set) {
-        /* the pack the trace names, if any */
+    } else {
+        /* the pack the trace names, if any, and whether the contents fit
+         * the trace (never another recording's pack) */
         static char spec[4096];
         zc_trace_options to = {.format = o.format, .page_size = o.page_size};
         zc_trace *t;
+        zc_content *c;
         char err[512];
         int rc;
         if (zc_trace_open(o.traces, o.ntraces, &to, &t, err, sizeof(err)))
             die(2, "%s", err);
-        rc = trace_content_default(t, o.traces[0], spec, sizeof(spec));
+        if (!o.content_set) {
+            rc = trace_content_default(t, o.traces[0], spec, sizeof(spec));
+            if (rc < 0)
+                die(2, "%s: the pack's path is too long", o.traces[0]);
+            if (rc > 0)
+                o.content = spec;
+        }
+        char msg[1024];
+        if (zc_content_open(o.content, o.page_size, &c, err, sizeof(err)))
+            die(2, o.content_set ? "--content: %s" : "%s", err);
+        rc = zc_content_check_trace(c, t, err, sizeof(err));
+        zc_content_close(c);
         zc_trace_close(t);
-        if (rc < 0)
-            die(2, "%s: the pack's path is too long", o.traces[0]);
-        if (rc > 0)
-            o.content = spec;
+        snprintf(msg, sizeof(msg), "%s: %s", o.traces[0], err);
+        if (rc)
+            die(2, "%s", msg);
     }
     if (o.share_list) {
         uint64_t m = size_arg(o.memory, false, "--memory");

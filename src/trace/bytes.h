@@ -37,6 +37,27 @@
 
 enum { ZC__VARINT_MAX = 10 }; /* bytes of a u64 varint, at most */
 
+/* Whether a stream's header field pack_id (exactly 16 hex digits) names
+ * the pack whose id is `id` (zc_pack_id()): the one rule of the .zct
+ * reader and zc_content_check_trace(). */
+static inline bool zc__pack_id_matches(const char *hex, uint64_t id)
+{
+    uint64_t v = 0;
+    int n = 0;
+
+    for (; hex[n]; n++) {
+        char c = hex[n];
+        unsigned d = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
+                     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+                     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
+                                            : 16u;
+        if (d > 15 || n >= 16)
+            return false;
+        v = v << 4 | d;
+    }
+    return n == 16 && v == id && id != 0;
+}
+
 /* The page sizes the binary formats take: a power of two in 512..65536. */
 static inline bool zc__page_size_ok(uint64_t ps)
 {

@@ -53,6 +53,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bytes.h"
 #include "zcache_trace.h"
 
 /* ---- hashing and the byte stream ---------------------------------------- */
@@ -641,6 +643,8 @@ static int pack_open(zc_content *c, const char *file, char *err, size_t errlen)
 
     if (rc)
         return rc;
+    if (!c->path && !(c->path = strdup(file)))
+        return -ZC_ENOMEM;
     if (zc_pack_page_size(c->pack) != c->page_size) {
         set_err(err, errlen, "%s: pack of %zu-byte pages, not %zu", file,
                 zc_pack_page_size(c->pack), c->page_size);
@@ -797,6 +801,37 @@ int zc_content_file_page(zc_content *src, uint32_t dev, uint64_t ino,
     if (!src || !page)
         return -ZC_EINVAL;
     return src->ops->page(src, dev, ino, index, version, page);
+}
+
+int zc_content_check_trace(const zc_content *src, const zc_trace *t, char *err,
+                           size_t errlen)
+{
+    const char *name, *id;
+
+    if (err && errlen)
+        err[0] = '\0';
+    if (!t)
+        return -ZC_EINVAL;
+    name = zc_trace_meta(t, "pack");
+    id = zc_trace_meta(t, "pack_id");
+    if (name && (!*name || strchr(name, '/') || strstr(name, ".."))) {
+        set_err(err, errlen,
+                "header field pack=%.64s: not a file name beside the trace "
+                "(no '/', no \"..\")",
+                name);
+        return -ZC_EINVAL;
+    }
+    /* Synthetic contents are a choice; another recording's bytes are a
+     * mistake that no count would show. */
+    if (id && src && src->pack &&
+        !zc__pack_id_matches(id, zc_pack_id(src->pack))) {
+        set_err(err, errlen,
+                "%s is another recording's pack (its id is %016" PRIx64
+                ", the trace's pack_id=%.32s)",
+                src->path ? src->path : "the pack", zc_pack_id(src->pack), id);
+        return -ZC_EINVAL;
+    }
+    return 0;
 }
 
 void zc_content_close(zc_content *src)

@@ -12,7 +12,7 @@
  * Layout (all integers little-endian):
  *
  *   header   8 bytes magic 89 'Z' 'C' 'P' 0D 0A 1A 0A, u16 major = 1,
- *            u16 minor = 0, u32 page size (a power of two, 512..65536).
+ *            u16 minor = 1, u32 page size (a power of two, 512..65536).
  *   blocks   one after the other from offset 16: each one zstd frame (with
  *            zstd's content checksum) of `pages` whole contents, ids
  *            first .. first + pages - 1.  A block holds at most
@@ -22,10 +22,17 @@
  *   key map  per key 28 bytes, sorted by (dev, ino, index), each key once:
  *            u32 dev, u64 ino, u64 index, u64 content id.  ino 0: page
  *            `index` of block device dev.
- *   trailer  48 bytes: u64 offset of the index, u64 blocks, u64 contents,
- *            u64 keys, u32 Adler-32 of the header, the index, the key map
- *            and the trailer's first 32 bytes, u32 zero, 8 bytes end magic
- *            "ZCP-END\n".
+ *   trailer  56 bytes: u64 offset of the index, u64 blocks, u64 contents,
+ *            u64 keys, u64 the pack's id, u32 Adler-32 of the header, the
+ *            index, the key map and the trailer's first 40 bytes, u32 zero,
+ *            8 bytes end magic "ZCP-END\n".  (Version 1.0 had no id: a
+ *            48-byte trailer without it; it is still read, with id 0.)
+ *
+ * The id is drawn when the writer opens (time, pid, address and a counter,
+ * mixed; never 0).  Streams that refer to the pack by content id or by key
+ * carry it in their header (pack_id), and their readers refuse a pack with
+ * another id: a stream played with another recording's pack would give
+ * wrong numbers and no error.
  *
  * Invariants a reader checks before it trusts anything (a damaged or
  * hostile file gives -ZC_EFORMAT and "FILE: offset N: what", never a crash
@@ -85,6 +92,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -96,13 +104,14 @@
 #define PACK_MAGIC "\x89ZCP\r\n\x1a\n"
 #define PACK_END "ZCP-END\n"
 #define PACK_MAJOR 1
-#define PACK_MINOR 0
+#define PACK_MINOR 1
 
 enum {
     PACK_HEADER = 16,
     PACK_INDEX_ENTRY = 24,
     PACK_KEY_ENTRY = 28,
-    PACK_TRAILER = 48,
+    PACK_TRAILER = 56, /* 48 in version 1.0 */
+    PACK_TRAILER_10 = 48,
     PACK_BLOCK_PAGES = 64,      /* the writer's block (see above) */
     PACK_BLOCK_BYTES = 4 << 20, /* a block's raw bytes, at most */
     PACK_CACHE = 128,           /* decompressed blocks kept (32 MiB at most
@@ -307,6 +316,7 @@ struct zc_pack_writer {
     int rc;
     uint64_t off;       /* file offset of the next block */
     uint64_t ncontents; /* stored, incl. the open block */
+    uint64_t id;
     uint8_t header[PACK_HEADER];
     uint8_t *open; /* the open block: contents first .. ncontents-1 */
     uint32_t open_pages, max_pages;
@@ -501,11 +511,33 @@ static int write_index(struct zc_pack_writer *w)
     zc__put_le64(e + 8, w->s.nblk);
     zc__put_le64(e + 16, w->ncontents);
     zc__put_le64(e + 24, n);
-    adler = lzo_adler32(adler, e, 32);
-    zc__put_le32(e + 32, adler);
-    zc__put_le32(e + 36, 0);
-    memcpy(e + 40, PACK_END, 8);
+    zc__put_le64(e + 32, w->id);
+    adler = lzo_adler32(adler, e, 40);
+    zc__put_le32(e + 40, adler);
+    zc__put_le32(e + 44, 0);
+    memcpy(e + 48, PACK_END, 8);
     return wout(w, e, PACK_TRAILER);
+}
+
+/* A pack's id: unlike any other pack's, as far as 64 bits go. */
+static uint64_t new_id(const struct zc_pack_writer *w)
+{
+    static uint64_t counter;
+    struct timespec ts;
+    uint64_t h[2], in[4];
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    in[0] = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    in[1] = (uint64_t)getpid();
+    in[2] = (uint64_t)(uintptr_t)w;
+    in[3] = ++counter;
+    zc__hash128(in, sizeof(in), h);
+    return h[0] ? h[0] : 1;
+}
+
+uint64_t zc_pack_writer_id(const zc_pack_writer *w)
+{
+    return w ? w->id : 0;
 }
 
 int zc_pack_writer_open(const char *path, size_t page_size, int level,
@@ -564,6 +596,7 @@ int zc_pack_writer_open(const char *path, size_t page_size, int level,
         rc = wfail(w, -ZC_EIO, "cannot open to read back: %s", strerror(errno));
         goto fail;
     }
+    w->id = new_id(w);
     memcpy(h, PACK_MAGIC, 8);
     zc__put_le16(h + 8, PACK_MAJOR);
     zc__put_le16(h + 10, PACK_MINOR);
@@ -652,7 +685,7 @@ int zc_pack_writer_close(zc_pack_writer *w, char *err, size_t errlen)
 
 struct zc_pack {
     struct store s;
-    uint64_t ncontents, nkeys;
+    uint64_t ncontents, nkeys, id;
     struct key *keys;
 };
 
@@ -728,6 +761,7 @@ static int pack_load(struct zc_pack *p)
     struct store *s = &p->s;
     uint8_t h[PACK_HEADER], t[PACK_TRAILER], *tab = NULL;
     uint64_t size, index_off, avail, nblk;
+    size_t tlen; /* the trailer's length: by the minor version */
     struct stat st;
     off_t end;
     int rc;
@@ -750,27 +784,34 @@ static int pack_load(struct zc_pack *p)
                      "offset 8: pack version %u.%u; this library reads "
                      "version %d",
                      h[8] | h[9] << 8, h[10] | h[11] << 8, PACK_MAJOR);
+    if ((h[10] | h[11] << 8) > PACK_MINOR)
+        return sfail(s, -ZC_EFORMAT,
+                     "offset 10: pack version %d.%u, written by a newer "
+                     "libzcache (this one reads up to %d.%d)",
+                     PACK_MAJOR, h[10] | h[11] << 8, PACK_MAJOR, PACK_MINOR);
     if (!zc__page_size_ok(zc__get_le32(h + 12)))
         return sfail(s, -ZC_EFORMAT,
                      "offset 12: page size %" PRIu32
                      " not a power of two in 512..65536",
                      zc__get_le32(h + 12));
     s->page_size = zc__get_le32(h + 12);
-    if (size < PACK_HEADER + PACK_TRAILER)
+    tlen = (h[10] | h[11] << 8) == 0 ? PACK_TRAILER_10 : PACK_TRAILER;
+    if (size < PACK_HEADER + tlen)
         return sfail(s, -ZC_EFORMAT,
                      "offset %" PRIu64 ": no trailer (truncated?)", size);
-    if ((rc = read_at(s, t, sizeof(t), size - PACK_TRAILER)))
+    if ((rc = read_at(s, t, tlen, size - tlen)))
         return rc;
-    if (memcmp(t + 40, PACK_END, 8))
+    if (memcmp(t + tlen - 8, PACK_END, 8))
         return sfail(s, -ZC_EFORMAT,
                      "offset %" PRIu64 ": no trailer (truncated?)",
-                     size - PACK_TRAILER);
+                     size - tlen);
     index_off = zc__get_le64(t);
     nblk = zc__get_le64(t + 8);
     p->ncontents = zc__get_le64(t + 16);
     p->nkeys = zc__get_le64(t + 24);
+    p->id = tlen == PACK_TRAILER ? zc__get_le64(t + 32) : 0;
     /* Every count against the bytes there are, before any allocation. */
-    avail = size - PACK_TRAILER - PACK_HEADER;
+    avail = size - tlen - PACK_HEADER;
     if (index_off < PACK_HEADER || index_off - PACK_HEADER > avail ||
         nblk > (avail -= index_off - PACK_HEADER) / PACK_INDEX_ENTRY ||
         p->nkeys > (avail - nblk * PACK_INDEX_ENTRY) / PACK_KEY_ENTRY ||
@@ -780,8 +821,8 @@ static int pack_load(struct zc_pack *p)
                      "offset %" PRIu64 ": trailer (index at %" PRIu64
                      ", %" PRIu64 " blocks, %" PRIu64 " contents, %" PRIu64
                      " keys) does not fit the file's %" PRIu64 " bytes",
-                     size - PACK_TRAILER, index_off, nblk, p->ncontents,
-                     p->nkeys, size);
+                     size - tlen, index_off, nblk, p->ncontents, p->nkeys,
+                     size);
     tab = malloc(avail ? avail : 1);
     s->blk = malloc((nblk ? nblk : 1) * sizeof(*s->blk));
     p->keys = malloc((p->nkeys ? p->nkeys : 1) * sizeof(*p->keys));
@@ -792,13 +833,12 @@ static int pack_load(struct zc_pack *p)
     s->nblk = s->blk_cap = nblk;
     if ((rc = read_at(s, tab, avail, index_off)))
         goto out;
-    if (zc__get_le32(t + 36) ||
+    if (zc__get_le32(t + tlen - 12) ||
         (ZC__CHECKSUMS &&
          lzo_adler32(lzo_adler32(lzo_adler32(1, h, PACK_HEADER), tab, avail), t,
-                     32) != zc__get_le32(t + 32))) {
-        rc =
-            sfail(s, -ZC_EFORMAT, "offset %" PRIu64 ": index checksum mismatch",
-                  size - PACK_TRAILER + 32);
+                     tlen - 16) != zc__get_le32(t + tlen - 16))) {
+        rc = sfail(s, -ZC_EFORMAT,
+                   "offset %" PRIu64 ": index checksum mismatch", size - 16);
         goto out;
     }
     rc = parse_index(p, tab, index_off);
@@ -843,6 +883,11 @@ int zc_pack_open(const char *path, zc_pack **out, char *err, size_t errlen)
 size_t zc_pack_page_size(const zc_pack *p)
 {
     return p ? p->s.page_size : 0;
+}
+
+uint64_t zc_pack_id(const zc_pack *p)
+{
+    return p ? p->id : 0;
 }
 
 uint64_t zc_pack_contents(const zc_pack *p)

@@ -149,7 +149,7 @@ static int parse_u64(const char *s, uint64_t *v)
 /* The header's pack: NAME in the stream's directory. */
 static int open_pack(struct zc_ops_reader *r)
 {
-    const char *name = zc_ops_meta(r, "pack"), *slash;
+    const char *name = zc_ops_meta(r, "pack"), *slash, *id;
     char perr[ZCT_ERR], *path;
     size_t dir;
     int rc;
@@ -169,11 +169,17 @@ static int open_pack(struct zc_ops_reader *r)
     memcpy(path, r->path, dir);
     strcpy(path + dir, name);
     rc = zc_pack_open(path, &r->pack, perr, sizeof(perr));
-    if (!rc && zc_pack_page_size(r->pack) != r->page_size)
+    if (!rc && zc_pack_page_size(r->pack) != r->page_size) {
         rc = zc__ops_fail(r, -ZC_EFORMAT,
                           "pack %s: pages of %zu bytes, the stream's are %zu",
                           path, zc_pack_page_size(r->pack), r->page_size);
-    else if (rc)
+    } else if (!rc && (id = zc_ops_meta(r, "pack_id")) &&
+               !zc__pack_id_matches(id, zc_pack_id(r->pack))) {
+        rc = zc__ops_fail(r, -ZC_EFORMAT,
+                          "pack %s is another recording's pack (its id is "
+                          "%016" PRIx64 ", the stream's pack_id=%.32s)",
+                          path, zc_pack_id(r->pack), id);
+    } else if (rc)
         rc = zc__ops_fail(r, rc, "pack %s", perr);
     free(path);
     return rc;

@@ -13,7 +13,8 @@
  * content entering the window is added to the pack and defined by its
  * pack id (a 12 record) instead of its bytes; same-filled pages stay 11
  * records, which are smaller, and are not added.  The header then names
- * the pack by its base name (the reader looks beside the stream).  The
+ * the pack by its base name (the reader looks beside the stream) and its
+ * id (pack_id: the reader refuses a pack with another).  The
  * text form carries its pages and takes no pack.  The layout is in zct.h;
  * the text form in zct_text.c.
  *
@@ -358,7 +359,8 @@ static int flush_hits(struct zc_ops_writer *w)
 static int check_meta(struct zc_ops_writer *w, const char *meta)
 {
     static const char *const own[] = {"page_size",   "window", "created_by",
-                                      "block_codec", "pack",   NULL};
+                                      "block_codec", "pack",   "pack_id",
+                                      NULL};
     char why[ZCT_ERR];
 
     if (zc__meta_check(meta, own, why, sizeof(why)))
@@ -390,8 +392,9 @@ static int header(struct zc_ops_writer *w, const char *meta)
     }
     if (w->pack) {
         const char *pp = zc_pack_writer_path(w->pack), *sl = strrchr(pp, '/');
-        int pn = snprintf(base + bl, sizeof(base) - bl, "pack=%s\n",
-                          sl ? sl + 1 : pp);
+        int pn = snprintf(base + bl, sizeof(base) - bl,
+                          "pack=%s\npack_id=%016" PRIx64 "\n", sl ? sl + 1 : pp,
+                          zc_pack_writer_id(w->pack));
         if (pn < 0 || (size_t)pn >= sizeof(base) - bl)
             return wfail(w, -ZC_EINVAL, "pack name too long");
         bl += (size_t)pn;
