@@ -391,12 +391,12 @@ static double ratio(uint64_t a, uint64_t b)
     X(orig_data_size)                                                          \
     X(compr_data_size)                                                         \
     X(mem_used_total)                                                          \
-    X(arena_bytes) X(meta_bytes) X(work_bytes) X(reject_compress_poor)         \
-        X(reject_nospace) X(reject_race) X(reject_full) X(reject_inactive)     \
-            X(raw_stored) X(dedup_hits) X(shared_pages) X(frag_bytes)          \
-                X(compress_ns) X(compress_ns_rejected) X(decompress_ns)        \
-                    X(compactions) X(estimates) X(compress_ns_estimates)       \
-                        X(pools) X(objects)
+    X(arena_bytes)                                                             \
+    X(meta_bytes) X(work_bytes) X(reject_compress_poor) X(reject_nospace)      \
+        X(reject_race) X(reject_full) X(reject_inactive) X(raw_stored)         \
+            X(dedup_hits) X(shared_pages) X(frag_bytes) X(compress_ns)         \
+                X(compress_ns_rejected) X(decompress_ns) X(compactions)        \
+                    X(estimates) X(compress_ns_estimates) X(pools) X(objects)
 
 static void json_string(const char *s)
 {
