@@ -392,9 +392,10 @@ static double ratio(uint64_t a, uint64_t b)
     X(compr_data_size)                                                         \
     X(mem_used_total)                                                          \
     X(arena_bytes)                                                             \
-    X(meta_bytes) X(work_bytes) X(reject_compress_poor) X(reject_nospace)      \
-        X(reject_race) X(reject_full) X(reject_inactive) X(raw_stored)         \
-            X(dedup_hits) X(shared_pages) X(frag_bytes) X(compress_ns)         \
+    X(meta_bytes)                                                              \
+    X(work_bytes) X(reject_compress_poor) X(reject_nospace) X(reject_race)     \
+        X(reject_full) X(reject_inactive) X(raw_stored) X(dedup_hits)          \
+            X(shared_pages) X(frag_bytes) X(compress_ns)                       \
                 X(compress_ns_rejected) X(decompress_ns) X(compactions)        \
                     X(estimates) X(compress_ns_estimates) X(pools) X(objects)
 
@@ -572,7 +573,19 @@ static zc_cache *open_zcache(const struct opts *o, int *status)
         cfg.capacity_bytes = o->zc_bytes;
     rc = zc_cache_create(&cfg, &zc);
     if (rc) {
-        fprintf(stderr, NAME ": --zcache %s: %s\n", o->zspec, zc_strerror(rc));
+        if (rc == -ZC_EINVAL && cfg.capacity_bytes > ZC_CAPACITY_MAX)
+            fprintf(stderr,
+                    NAME ": --zcache %s: capacity %zu bytes: more than the "
+                         "library's largest, %zu (15 GiB)\n",
+                    o->zspec, cfg.capacity_bytes, (size_t)ZC_CAPACITY_MAX);
+        else if (rc == -ZC_ENOMEM)
+            fprintf(stderr,
+                    NAME ": --zcache %s: capacity %zu bytes: does not fit in "
+                         "memory\n",
+                    o->zspec, cfg.capacity_bytes);
+        else
+            fprintf(stderr, NAME ": --zcache %s: %s\n", o->zspec,
+                    zc_strerror(rc));
         *status = rc == -ZC_EINVAL ? 2 : 1;
         return NULL;
     }
