@@ -9,9 +9,12 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "outfile.h"
 #include "split_log.h"
 
 void split_log_csv(FILE *f, const zc_adapt_epoch *e, size_t n, size_t page_size)
@@ -38,17 +41,23 @@ void split_log_csv(FILE *f, const zc_adapt_epoch *e, size_t n, size_t page_size)
 int split_log_plot(const char *prog, const char *prefix, const char *title,
                    const zc_adapt_epoch *e, size_t n, size_t page_size)
 {
-    char path[1024], cmd[1100];
+    char csv[1024], gp[1024], cmd[1100];
+    outfile oc = {0}, og = {0};
+    const char *bad = csv;
     FILE *f;
 
-    snprintf(path, sizeof(path), "%s.csv", prefix);
-    if (!(f = fopen(path, "w")))
+    if (snprintf(csv, sizeof(csv), "%s.csv", prefix) >= (int)sizeof(csv) ||
+        snprintf(gp, sizeof(gp), "%s.gp", prefix) >= (int)sizeof(gp)) {
+        fprintf(stderr, "%s: --plot %s: the name is too long\n", prog, prefix);
+        return -1;
+    }
+    if (!(f = outfile_open(&oc, csv)))
         goto fail;
     split_log_csv(f, e, n, page_size);
-    if (fclose(f))
+    if (outfile_close(&oc))
         goto fail;
-    snprintf(path, sizeof(path), "%s.gp", prefix);
-    if (!(f = fopen(path, "w")))
+    bad = gp;
+    if (!(f = outfile_open(&og, gp)))
         goto fail;
     fprintf(f, "# gnuplot %s.gp  (made by %s; data in %s.csv)\n", prefix, prog,
             prefix);
@@ -65,7 +74,7 @@ int split_log_plot(const char *prog, const char *prefix, const char *title,
                 "title 'zcache share', '' every ::1 using 1:14 axes x1y2 "
                 "with lines title 'disk reads'\n",
                 t ? "svg" : "png", prefix, t ? "svg" : "png", title, prefix);
-    if (fclose(f))
+    if (outfile_close(&og))
         goto fail;
     if (system("command -v gnuplot > /dev/null 2>&1") == 0) {
         snprintf(cmd, sizeof(cmd), "gnuplot '%s.gp'", prefix);
@@ -77,6 +86,8 @@ int split_log_plot(const char *prog, const char *prefix, const char *title,
     }
     return 0;
 fail:
-    fprintf(stderr, "%s: cannot write %s\n", prog, path);
+    fprintf(stderr, "%s: cannot write %s: %s\n", prog, bad, strerror(errno));
+    outfile_discard(&oc);
+    outfile_discard(&og);
     return -1;
 }

@@ -33,4 +33,17 @@ int trace_content_check(zc_content *src, const char *spec,
                         const zc_request *req, size_t page_size, char *err,
                         size_t errlen);
 
+/** After zc_replay_request(req) failed with rc: a one-line message in
+ *  err[errlen] naming the content source spec and, when the source
+ *  refuses one of req's pages, that page's key ("content source pack:X:
+ *  page (dev D, inode I, index N) is not in it"); else rc's text.  The
+ *  source has no error text of its own to give. */
+void trace_content_explain(zc_content *src, const char *spec,
+                           const zc_request *req, size_t page_size, int rc,
+                           char *err, size_t errlen);
+
+/** The exit status for a replay that failed with rc: 1 out of memory or
+ *  an internal error, 2 bad input (a trace, a content source). */
+int trace_content_status(int rc);
+
 #endif

@@ -18,6 +18,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "split_log.h"
 #include "trace_content.h"
 #include "zcache.h"
@@ -47,7 +49,7 @@ struct opts {
     bool page_size_set, page_cache_set, content_set;
     int progress; /* -1 auto, 0 off, 1 on */
     int verify;
-    const char **traces;
+    const char **traces; /* in argv */
     size_t ntraces;
     /* a fixed memory split between the page cache and the zcache */
     const char *memory; /* as given, or NULL */
@@ -182,7 +184,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
     o->progress = -1;
     o->save_level = 1;
     o->share = -1;
-    o->traces = calloc((size_t)argc, sizeof(*o->traces));
+    /* The traces are gathered in argv itself, over the arguments already
+     * read (nothing to free on any exit). */
+    o->traces = (const char **)argv;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = NULL;
@@ -387,12 +391,12 @@ static double ratio(uint64_t a, uint64_t b)
     X(orig_data_size)                                                          \
     X(compr_data_size)                                                         \
     X(mem_used_total)                                                          \
-    X(arena_bytes) X(meta_bytes) X(work_bytes) X(reject_compress_poor)         \
-        X(reject_nospace) X(reject_race) X(reject_full) X(reject_inactive)     \
-            X(raw_stored) X(dedup_hits) X(shared_pages) X(frag_bytes)          \
-                X(compress_ns) X(compress_ns_rejected) X(decompress_ns)        \
-                    X(compactions) X(estimates) X(compress_ns_estimates)       \
-                        X(pools) X(objects)
+    X(arena_bytes)                                                             \
+    X(meta_bytes) X(work_bytes) X(reject_compress_poor) X(reject_nospace)      \
+        X(reject_race) X(reject_full) X(reject_inactive) X(raw_stored)         \
+            X(dedup_hits) X(shared_pages) X(frag_bytes) X(compress_ns)         \
+                X(compress_ns_rejected) X(decompress_ns) X(compactions)        \
+                    X(estimates) X(compress_ns_estimates) X(pools) X(objects)
 
 static void json_string(const char *s)
 {
@@ -481,7 +485,7 @@ static void output(const struct opts *o, const char *format,
                *o->zspec ? o->zspec : "(defaults)", o->content);
     else
         printf("zcache:      off\n");
-    if (r->requests)
+    if (r->requests || strcmp(format, "zct"))
         printf("\n%" PRIu64 " requests, ", r->requests);
     else
         printf("\nop stream: ");
@@ -535,8 +539,9 @@ static void output(const struct opts *o, const char *format,
            (double)z->decompress_ns / 1e9);
 }
 
-/* The zcache of --zcache, or NULL for off; exits on a bad spec. */
-static zc_cache *open_zcache(const struct opts *o)
+/* The zcache of --zcache, or NULL for off (or after a message, with
+ * *status the exit status: 2 a bad spec, 1 out of memory). */
+static zc_cache *open_zcache(const struct opts *o, int *status)
 {
     zc_config cfg = zc_config_default();
     zc_cache *zc;
@@ -549,14 +554,16 @@ static zc_cache *open_zcache(const struct opts *o)
     rc = zc_config_parse_error(&cfg, o->zspec, err, sizeof(err));
     if (rc) {
         fprintf(stderr, NAME ": --zcache: %s\n", err);
-        exit(2);
+        *status = 2;
+        return NULL;
     }
     if (cfg.page_size != o->page_size) {
         fprintf(stderr,
                 NAME ": --zcache page_size=%zu differs from the page size "
                      "%zu\n",
                 cfg.page_size, o->page_size);
-        exit(2);
+        *status = 2;
+        return NULL;
     }
     /* A static split's zcache has its share; an adaptive one is made for
      * all of M (allocators lay out their size classes by the capacity they
@@ -565,16 +572,34 @@ static zc_cache *open_zcache(const struct opts *o)
         cfg.capacity_bytes = o->zc_bytes;
     rc = zc_cache_create(&cfg, &zc);
     if (rc) {
-        fprintf(stderr, NAME ": --zcache %s: %s\n", o->zspec, zc_strerror(rc));
-        exit(rc == -ZC_EINVAL ? 2 : 1);
+        if (rc == -ZC_EINVAL && cfg.capacity_bytes > ZC_CAPACITY_MAX)
+            fprintf(stderr,
+                    NAME ": --zcache %s: capacity %zu bytes: more than the "
+                         "library's largest, %zu (15 GiB)\n",
+                    o->zspec, cfg.capacity_bytes, (size_t)ZC_CAPACITY_MAX);
+        else if (rc == -ZC_ENOMEM)
+            fprintf(stderr,
+                    NAME ": --zcache %s: capacity %zu bytes: does not fit in "
+                         "memory\n",
+                    o->zspec, cfg.capacity_bytes);
+        else
+            fprintf(stderr, NAME ": --zcache %s: %s\n", o->zspec,
+                    zc_strerror(rc));
+        *status = rc == -ZC_EINVAL ? 2 : 1;
+        return NULL;
     }
     return zc;
 }
 
+/* The --save-ops file, removed (if it is a regular file) when the run
+ * fails. */
+static outfile save_out;
+
 /* The --save-ops writer, with header fields saying where the stream came
- * from; NULL without --save-ops. */
+ * from; NULL without --save-ops, or NULL and *status 1 after a message
+ * if it cannot be made. */
 static zc_ops_writer *open_ops_writer(const struct opts *o, const char *format,
-                                      const char *source)
+                                      const char *source, int *status)
 {
     zc_ops_writer_options wo = {0};
     zc_ops_writer *w;
@@ -615,33 +640,39 @@ static zc_ops_writer *open_ops_writer(const struct opts *o, const char *format,
     wo.meta = meta;
     if (zc_ops_writer_open(o->save_ops, &wo, &w, err, sizeof(err))) {
         fprintf(stderr, NAME ": --save-ops: %s\n", err);
-        exit(1);
+        *status = 1;
+        return NULL;
     }
+    outfile_claim(&save_out, o->save_ops);
     return w;
 }
 
-static void close_ops_writer(zc_ops_writer *w)
+/* Finish the --save-ops stream: 0, or 1 after a message (the file
+ * removed). */
+static int close_ops_writer(zc_ops_writer *w)
 {
     char err[512];
 
     if (zc_ops_writer_close(w, err, sizeof(err))) {
         fprintf(stderr, NAME ": --save-ops: %s\n", err);
-        exit(1);
+        outfile_discard(&save_out);
+        return 1;
     }
+    return 0;
 }
 
-/* After bad input: the stream saved so far is not complete; close w
- * without its end record and remove the file (standard output keeps what
- * was written, which fails to read, lacking the end record). */
-static void abandon_ops(const struct opts *o, zc_ops_writer *w)
+/* After a failure: the stream saved so far is not complete; close w
+ * without its end record and remove the file if it is a regular file
+ * (outfile.h: a device, FIFO or symlink stays; what went there fails to
+ * read, lacking the end record). */
+static void abandon_ops(zc_ops_writer *w)
 {
     /* An op of no kind makes the writer's error sticky, so close writes
      * nothing more: no end record to pass a cut stream off as whole. */
     if (w)
         (void)zc_ops_write(w, &(zc_op){.kind = 0});
     zc_ops_writer_close(w, NULL, 0);
-    if (o->save_ops && strcmp(o->save_ops, "-") != 0)
-        remove(o->save_ops);
+    outfile_discard(&save_out);
 }
 
 static void progress(const struct opts *o, const zc_replay_stats *rs, double t0,
@@ -657,6 +688,23 @@ static void progress(const struct opts *o, const zc_replay_stats *rs, double t0,
     *next = now_s() + 0.5;
 }
 
+/* A trace read more than once (sniffed, then opened) cannot be a pipe:
+ * 0, or 2 after a message naming the first that is not a regular file. */
+static int check_regular(const char *const *traces, size_t n)
+{
+    struct stat st;
+
+    for (size_t i = 0; i < n; i++)
+        if (stat(traces[i], &st) == 0 && !S_ISREG(st.st_mode)) {
+            fprintf(stderr,
+                    NAME ": %s: not a regular file: give a file (the trace "
+                         "is read more than once)\n",
+                    traces[i]);
+            return 2;
+        }
+    return 0;
+}
+
 /* Whether the first trace is an op stream (by --format, or its bytes). */
 static bool is_op_stream(const struct opts *o)
 {
@@ -664,7 +712,7 @@ static bool is_op_stream(const struct opts *o)
     size_t got = 0;
     FILE *f;
 
-    if (o->format)
+    if (o->format && strcmp(o->format, "auto") != 0)
         return strcmp(o->format, "zct") == 0;
     f = fopen(o->traces[0], "rb");
     if (!f)
@@ -727,11 +775,15 @@ static int run_ops(struct opts *o, zc_replay_stats *rs, zc_stats *zs,
         status = 1;
         goto close_in;
     }
-    zc = open_zcache(o);
+    zc = open_zcache(o, &status);
+    if (status)
+        goto close_in;
     v = zc_ops_meta(in, "source");
     w = open_ops_writer(
         o, zc_ops_meta(in, "format") ? zc_ops_meta(in, "format") : "zct",
-        v ? v : o->traces[0]);
+        v ? v : o->traces[0], &status);
+    if (status)
+        goto destroy;
     if (zc_player_create(zc, &p)) {
         fprintf(stderr, NAME ": out of memory\n");
         status = 1;
@@ -766,14 +818,14 @@ static int run_ops(struct opts *o, zc_replay_stats *rs, zc_stats *zs,
         goto abandon;
     }
     *secs = now_s() - t0;
-    close_ops_writer(w);
+    status = close_ops_writer(w);
     zc_player_stats_get(p, rs);
     *have_zs = zc != NULL;
     if (zc)
         zc_stats_get(zc, zs);
     goto destroy;
 abandon:
-    abandon_ops(o, w);
+    abandon_ops(w);
 destroy:
     zc_player_destroy(p);
     zc_cache_destroy(zc);
@@ -801,13 +853,17 @@ static int split_outputs(const struct opts *o, const zc_replay *r,
             100.0 * (double)e[i].zc_bytes / (double)o->adapt.memory_bytes;
     }
     if (o->split_csv) {
-        if (!(f = fopen(o->split_csv, "w"))) {
-            fprintf(stderr, NAME ": cannot write %s\n", o->split_csv);
+        outfile out;
+        if (!(f = outfile_open(&out, o->split_csv))) {
+            fprintf(stderr, NAME ": cannot write %s: %s\n", o->split_csv,
+                    strerror(errno));
             return 1;
         }
         split_log_csv(f, e, n, o->page_size);
-        if (fclose(f)) {
-            fprintf(stderr, NAME ": cannot write %s\n", o->split_csv);
+        if (outfile_close(&out)) {
+            fprintf(stderr, NAME ": cannot write %s: %s\n", o->split_csv,
+                    strerror(errno));
+            outfile_discard(&out);
             return 1;
         }
     }
@@ -843,7 +899,9 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
     bool checked = false;
     int rc, status = 0;
 
-    zc = open_zcache(o);
+    zc = open_zcache(o, &status);
+    if (status)
+        return status;
     topt.format = o->format;
     topt.page_size = o->page_size;
     rc = zc_trace_open(o->traces, o->ntraces, &topt, &t, err, sizeof(err));
@@ -885,7 +943,9 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
         goto close_trace;
     }
     *format = zc_trace_format(t);
-    w = open_ops_writer(o, *format, NULL);
+    w = open_ops_writer(o, *format, NULL, &status);
+    if (status)
+        goto destroy_replay;
     rc = zc_replay_create(o->pc_pages, o->page_size, zc, content, &r);
     if (!rc)
         rc = zc_replay_save_ops(r, w);
@@ -896,6 +956,15 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
             status = 2;
             goto abandon;
         }
+    }
+    if (rc == -ZC_ENOMEM && !r) {
+        fprintf(stderr,
+                NAME ": page cache of %" PRIu64 " pages of %zu bytes "
+                     "(%.1f GiB): does not fit in memory\n",
+                o->pc_pages, o->page_size,
+                (double)o->pc_pages * (double)o->page_size / (1u << 30));
+        status = 1;
+        goto abandon;
     }
     if (rc) {
         fprintf(stderr, NAME ": %s\n", zc_strerror(rc));
@@ -932,9 +1001,15 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
             if (w && *zc_ops_writer_error(w))
                 fprintf(stderr, NAME ": --save-ops: %s\n",
                         zc_ops_writer_error(w));
-            else
-                fprintf(stderr, NAME ": replay failed: %s\n", zc_strerror(rc));
-            status = 1;
+            else if (rc == -ZC_ENOMEM)
+                fprintf(stderr, NAME ": out of memory\n");
+            else {
+                trace_content_explain(content, o->content, &req, o->page_size,
+                                      rc, err, sizeof(err));
+                fprintf(stderr, NAME ": %s: %s\n", o->traces[0], err);
+            }
+            status =
+                w && *zc_ops_writer_error(w) ? 1 : trace_content_status(rc);
             goto abandon;
         }
         if (o->progress) {
@@ -945,16 +1020,16 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
     if (o->progress)
         fprintf(stderr, "\r%70s\r", "");
     *secs = now_s() - t0;
-    close_ops_writer(w);
+    status = close_ops_writer(w);
     zc_replay_stats_get(r, rs);
     *have_zs = zc != NULL;
     if (zc)
         zc_stats_get(zc, zs);
-    if (o->adaptive && split_outputs(o, r, rs))
+    if (!status && o->adaptive && split_outputs(o, r, rs))
         status = 1;
     goto destroy_replay;
 abandon:
-    abandon_ops(o, w);
+    abandon_ops(w);
 destroy_replay:
     zc_replay_destroy(r);
     zc_content_close(content);
@@ -979,7 +1054,14 @@ int main(int argc, char **argv)
     if (o.progress < 0)
         o.progress = isatty(STDERR_FILENO);
     memset(&rs, 0, sizeof(rs));
-    if (is_op_stream(&o))
+    /* --format auto sniffs a trace's bytes before opening it. */
+    if (!o.format || !strcmp(o.format, "auto"))
+        rc = check_regular(o.traces, o.ntraces);
+    else
+        rc = 0;
+    if (rc)
+        ;
+    else if (is_op_stream(&o))
         rc = run_ops(&o, &rs, &zs, &have_zs, &secs);
     else
         rc = run_blocks(&o, &format, &rs, &zs, &have_zs, &secs);
@@ -994,7 +1076,8 @@ int main(int argc, char **argv)
             rc = 1;
         }
     }
-    free(o.traces);
     free(o.content_own);
+    if (outfile_stdout_close(NAME) && !rc)
+        rc = 1;
     return rc;
 }

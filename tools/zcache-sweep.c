@@ -23,14 +23,17 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "split_log.h"
 #include "trace_content.h"
 #include "zcache.h"
@@ -209,6 +212,7 @@ static size_t split_list(char *list, char **out, bool ranges)
             sf = zc_parse_size(p, &from);
             st = zc_parse_size(c1 + 1, &to);
             ss = zc_parse_size(c2 + 1, &step);
+            *c1 = *c2 = ':'; /* the messages name the whole range */
             if (sf < 0 || st < 0 || ss < 0 || step == 0 || to < from)
                 die(2, "range %s: want FROM:TO:STEP", p);
             /* Sizes with a suffix are bytes; say so in each value, so that
@@ -223,7 +227,10 @@ static size_t split_list(char *list, char **out, bool ranges)
                 if (bytes && v % 1024 == 0)
                     snprintf(out[n++], 24, "%" PRIu64 "K", v / 1024);
                 else if (bytes)
-                    die(2, "range %s: sizes in bytes must be whole KiB", p);
+                    die(2,
+                        "range %s: sizes in bytes must be whole KiB (FROM "
+                        "and STEP)",
+                        p);
                 else
                     snprintf(out[n++], 24, "%" PRIu64, v);
             }
@@ -343,9 +350,20 @@ static int open_cache(struct job *j, zc_cache **zc)
         return j->rc = 2;
     }
     if ((rc = zc_cache_create(&cfg, zc))) {
-        snprintf(j->err, sizeof(j->err), "%.512s: %s", j->spec,
-                 zc_strerror(rc));
-        return j->rc = 2;
+        /* main() prints the spec before this message */
+        if (rc == -ZC_EINVAL && cfg.capacity_bytes > ZC_CAPACITY_MAX)
+            snprintf(j->err, sizeof(j->err),
+                     "capacity %zu bytes: more than the library's largest, "
+                     "%zu (15 GiB)",
+                     cfg.capacity_bytes, (size_t)ZC_CAPACITY_MAX);
+        else if (rc == -ZC_ENOMEM)
+            snprintf(j->err, sizeof(j->err),
+                     "capacity %zu bytes: does not fit in memory",
+                     cfg.capacity_bytes);
+        else
+            snprintf(j->err, sizeof(j->err), "cannot make this zcache: %s",
+                     zc_strerror(rc));
+        return j->rc = rc == -ZC_ENOMEM ? 1 : 2;
     }
     snprintf(j->compressor, sizeof(j->compressor), "%s", cfg.compressor);
     return 0;
@@ -480,8 +498,16 @@ static void run_group(uint64_t pc_pages, struct job **group, size_t n,
         die(2, "--content: %s", err);
     if (zc_trace_open(o.traces, o.ntraces, &to, &t, err, sizeof(err)))
         die(2, "%s", err);
-    if (zc_replay_create(pc_pages, o.page_size, NULL, content, &r) ||
-        zc_replay_sink(r, sink, NULL))
+    rc = zc_replay_create(pc_pages, o.page_size, NULL, content, &r);
+    if (rc == -ZC_ENOMEM) {
+        snprintf(err, sizeof(err),
+                 "page cache of %" PRIu64 " pages of %zu bytes (%.1f GiB): "
+                 "does not fit in memory",
+                 pc_pages, o.page_size,
+                 (double)pc_pages * (double)o.page_size / (1u << 30));
+        die(1, "%s", err);
+    }
+    if (rc || zc_replay_sink(r, sink, NULL))
         die(1, "%s", "cannot set up the page-cache model");
     while ((rc = zc_trace_next(t, &q)) == 1) {
         if (q.ino && !checked) {
@@ -490,8 +516,13 @@ static void run_group(uint64_t pc_pages, struct job **group, size_t n,
                                     sizeof(err)))
                 die(2, "%s", err);
         }
-        if (zc_replay_request(r, &q))
-            die(1, "%s", "replay failed");
+        if ((rc = zc_replay_request(r, &q))) {
+            char msg[1024];
+            trace_content_explain(content, o.content, &q, o.page_size, rc, err,
+                                  sizeof(err));
+            snprintf(msg, sizeof(msg), "%s: %s", o.traces[0], err);
+            die(trace_content_status(rc), "%s", msg);
+        }
         if (mrc && zc_mrc_request(mrc, &q, o.page_size))
             die(1, "%s", "out of memory");
     }
@@ -604,8 +635,11 @@ static void adapt_one(struct job *j)
             }
         }
         if ((rc = zc_replay_request(r, &q))) {
-            snprintf(j->err, sizeof(j->err), "%s", zc_strerror(rc));
-            j->rc = 1;
+            char msg[512];
+            trace_content_explain(content, o.content, &q, o.page_size, rc, msg,
+                                  sizeof(msg));
+            snprintf(j->err, sizeof(j->err), "%s: %s", o.traces[0], msg);
+            j->rc = trace_content_status(rc);
             goto out;
         }
     }
@@ -996,18 +1030,23 @@ static void table(void)
 /* PREFIX.csv, PREFIX.dat and PREFIX.gp, then gnuplot if it is there. */
 static void plot(const zc_mrc *mrc)
 {
-    char path[1024], cmd[2200];
+    char path[3][1024], cmd[2200], msg[1300];
+    outfile out[3] = {{0}};
+    int bad = 0;
     FILE *f;
     size_t ngroups = 0;
 
-    snprintf(path, sizeof(path), "%s.csv", o.plot);
-    if (!(f = fopen(path, "w")))
-        die(1, "cannot write %s", path);
+    snprintf(path[0], sizeof(path[0]), "%s.csv", o.plot);
+    snprintf(path[1], sizeof(path[1]), "%s.dat", o.plot);
+    snprintf(path[2], sizeof(path[2]), "%s.gp", o.plot);
+    if (!(f = outfile_open(&out[0], path[0])))
+        goto fail;
     csv(f, mrc);
-    fclose(f);
-    snprintf(path, sizeof(path), "%s.dat", o.plot);
-    if (!(f = fopen(path, "w")))
-        die(1, "cannot write %s", path);
+    if (outfile_close(&out[0]))
+        goto fail;
+    bad = 1;
+    if (!(f = outfile_open(&out[1], path[1])))
+        goto fail;
     if (o.memory) {
         fprintf(f, "\"memory split\"\n");
         for (size_t i = 0; i < njobs; i++)
@@ -1043,10 +1082,11 @@ static void plot(const zc_mrc *mrc)
             }
         }
     }
-    fclose(f);
-    snprintf(path, sizeof(path), "%s.gp", o.plot);
-    if (!(f = fopen(path, "w")))
-        die(1, "cannot write %s", path);
+    if (outfile_close(&out[1]))
+        goto fail;
+    bad = 2;
+    if (!(f = outfile_open(&out[2], path[2])))
+        goto fail;
     fprintf(f, "# gnuplot %s.gp  (made by " NAME "; data in %s.dat)\n", o.plot,
             o.plot);
     fprintf(f, "set datafile commentschars '#'\nset key outside right\n"
@@ -1081,7 +1121,8 @@ static void plot(const zc_mrc *mrc)
                     ngroups ? ngroups - 1 : 0, ngroups ? ngroups - 1 : 0);
         }
     }
-    fclose(f);
+    if (outfile_close(&out[2]))
+        goto fail;
     if (system("command -v gnuplot > /dev/null 2>&1") == 0) {
         snprintf(cmd, sizeof(cmd), "gnuplot '%s.gp'", o.plot);
         if (system(cmd) != 0)
@@ -1094,6 +1135,13 @@ static void plot(const zc_mrc *mrc)
                 NAME ": gnuplot is not installed: %s.gp is ready for it\n",
                 o.plot);
     }
+    return;
+fail:
+    snprintf(msg, sizeof(msg), "cannot write %s: %s", path[bad],
+             strerror(errno));
+    for (int i = 0; i < 3; i++)
+        outfile_discard(&out[i]);
+    die(1, "%s", msg);
 }
 
 static void output(const zc_mrc *mrc)
@@ -1119,6 +1167,16 @@ static void output(const zc_mrc *mrc)
         table();
 }
 
+/* Everything main() made, at its end. */
+static void free_all(zc_mrc *mrc)
+{
+    for (size_t i = 0; i < njobs; i++)
+        free(jobs[i].epochs);
+    free(jobs);
+    zc_mrc_destroy(mrc);
+    zc_memo_destroy(memo);
+}
+
 int main(int argc, char **argv)
 {
     char *pcs[MAX_LIST], *caps[MAX_LIST], *shares[MAX_LIST];
@@ -1129,6 +1187,14 @@ int main(int argc, char **argv)
     int status = 0;
 
     parse_args(argc, argv);
+    for (size_t i = 0; i < o.ntraces; i++) {
+        struct stat st;
+        if (stat(o.traces[i], &st) == 0 && !S_ISREG(st.st_mode))
+            die(2,
+                "%s: not a regular file: give a file (the trace is read more "
+                "than once)",
+                o.traces[i]);
+    }
     {
         unsigned char head[16];
         FILE *f = fopen(o.traces[0], "rb");
@@ -1259,8 +1325,10 @@ int main(int argc, char **argv)
                     jobs[i].spec[0] ? jobs[i].spec : "off", jobs[i].err);
             status = jobs[i].rc;
         }
-    if (status)
+    if (status) {
+        free_all(mrc);
         return status;
+    }
     /* The curve and the model must agree (both are exact LRU). */
     for (size_t i = 0; mrc && i < nstatic; i++)
         if (zc_mrc_hits(mrc, jobs[i].pc_pages) != jobs[i].st.pc_hits) {
@@ -1269,6 +1337,7 @@ int main(int argc, char **argv)
                          " hits, model %" PRIu64 " at %" PRIu64 " pages\n",
                     zc_mrc_hits(mrc, jobs[i].pc_pages), jobs[i].st.pc_hits,
                     jobs[i].pc_pages);
+            free_all(mrc);
             return 1;
         }
     output(mrc);
@@ -1286,7 +1355,6 @@ int main(int argc, char **argv)
                    pct(zc_mrc_hits(mrc, pages), zc_mrc_accesses(mrc)));
         }
     }
-    zc_mrc_destroy(mrc);
-    zc_memo_destroy(memo);
-    return 0;
+    free_all(mrc);
+    return outfile_stdout_close(NAME);
 }

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# zcache-replay and zcache-sweep on the failures of their outputs and
+# inputs: a full standard output is an error; a failed run removes only a
+# regular file it wrote (never a device node, or a symlink or its target:
+# tools/outfile.h); a FIFO as a trace is refused with a message; bad input
+# exits 2 naming the file.
+#   tools_errors.sh SWEEP REPLAY TRACES_DIR
+set -uo pipefail
+sweep=$1 replay=$2 traces=$3
+trace=$traces/build-c.zca
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+# expect STATUS PATTERN CMD...: CMD exits STATUS and says PATTERN on stderr.
+expect() {
+  local want=$1 pat=$2 rc
+  shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  [ "$rc" = "$want" ] || bad "$* exited $rc, not $want: $(cat "$tmp/err")"
+  grep -q -- "$pat" "$tmp/err" || bad "$* did not say '$pat': $(cat "$tmp/err")"
+}
+
+# A full standard output (text, json, csv).
+for fmt in text json csv; do
+  "$replay" --zcache off --page-cache 475 --output "$fmt" "$trace" >/dev/full \
+    2>"$tmp/err"
+  [ $? -ne 0 ] || bad "replay --output $fmt > /dev/full exited 0"
+  grep -q "standard output" "$tmp/err" || bad "replay: $(cat "$tmp/err")"
+  "$sweep" --page-cache 475 --capacity 0,1M --output "$fmt" "$trace" \
+    >/dev/full 2>"$tmp/err"
+  [ $? -ne 0 ] || bad "sweep --output $fmt > /dev/full exited 0"
+  grep -q "standard output" "$tmp/err" || bad "sweep: $(cat "$tmp/err")"
+done
+
+# A FIFO as the trace: refused, not hung on, with a message.
+mkfifo "$tmp/fifo"
+expect 2 "not a regular file" "$replay" --zcache off "$tmp/fifo"
+expect 2 "not a regular file" "$sweep" --page-cache 100 "$tmp/fifo"
+
+# Bad input: exit 2, the file named.  A cut access stream, and one whose
+# contents are not in the pack given.
+head -c 2000 "$trace" >"$tmp/cut.zca"
+expect 2 "cut.zca" "$replay" --zcache off --page-cache 100 "$tmp/cut.zca"
+expect 2 "cut.zca" "$sweep" --page-cache 100 "$tmp/cut.zca"
+cp "$trace" "$tmp/b.zca"
+other=(--content "pack:$traces/grep-src.zcp")
+expect 2 "b.zca: content source pack:.*is not in it" \
+  "$replay" "${other[@]}" --page-cache 100 "$tmp/b.zca"
+expect 2 "b.zca: content source pack:.*is not in it" \
+  "$sweep" "${other[@]}" --page-cache 100 --capacity 1M "$tmp/b.zca"
+
+# A failed run removes a regular --save-ops file it wrote ...
+expect 2 "is not in it" "$replay" "${other[@]}" --page-cache 100 \
+  --save-ops "$tmp/ops.zct" "$tmp/b.zca"
+[ ! -e "$tmp/ops.zct" ] || bad "a failed run left its --save-ops file"
+# ... but not a symlink, nor its target.
+echo keep >"$tmp/target"
+ln -s "$tmp/target" "$tmp/link.zct"
+expect 2 "is not in it" "$replay" "${other[@]}" --page-cache 100 \
+  --save-ops "$tmp/link.zct" "$tmp/b.zca"
+[ -L "$tmp/link.zct" ] || bad "a failed run removed the --save-ops symlink"
+[ -f "$tmp/target" ] || bad "a failed run removed the symlink's target"
+# The sweep's --plot: a symlink among its outputs stays, the regular
+# files it wrote go.
+ln -s /dev/full "$tmp/p.dat"
+expect 1 "cannot write" "$sweep" --memory 4M --share 0,50 --plot "$tmp/p" \
+  "$trace"
+[ -L "$tmp/p.dat" ] || bad "sweep --plot removed a symlink"
+[ ! -e "$tmp/p.csv" ] || bad "sweep --plot left a partial p.csv"
+
+# Device nodes (needs CAP_MKNOD): /dev/null-like and /dev/full-like.
+if mknod "$tmp/null" c 1 3 2>/dev/null && mknod "$tmp/full" c 1 7; then
+  expect 2 "is not in it" "$replay" "${other[@]}" --page-cache 100 \
+    --save-ops "$tmp/null" "$tmp/b.zca"
+  [ -c "$tmp/null" ] || bad "a failed run removed a device node (--save-ops)"
+  expect 1 "save-ops" "$replay" --zcache off --page-cache 475 \
+    --save-ops "$tmp/full" "$trace"
+  [ -c "$tmp/full" ] || bad "a write error removed a device node (--save-ops)"
+  expect 1 "cannot write" "$replay" --memory 4M --adaptive \
+    --split-csv "$tmp/full" "$trace"
+  [ -c "$tmp/full" ] || bad "a write error removed a device node (--split-csv)"
+  ln -sf "$tmp/full" "$tmp/q.csv"
+  expect 1 "cannot write" "$sweep" --memory 4M --share 0,50 --plot "$tmp/q" \
+    "$trace"
+  [ -c "$tmp/full" ] && [ -L "$tmp/q.csv" ] ||
+    bad "sweep --plot removed a device node or a symlink to it"
+else
+  echo "SKIP: device nodes (mknod not permitted)"
+fi
+
+[ "$fail" = 0 ] && echo "tools_errors: ok"
+exit "$fail"

@@ -1,0 +1,87 @@
+/*
+ * outfile.c - output files that are removed on failure only when they
+ * are the regular files the tool opened (see outfile.h).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "outfile.h"
+
+static void remember(outfile *of, const struct stat *st)
+{
+    of->removable = S_ISREG(st->st_mode);
+    of->dev = st->st_dev;
+    of->ino = st->st_ino;
+}
+
+FILE *outfile_open(outfile *of, const char *path)
+{
+    struct stat st;
+
+    memset(of, 0, sizeof(*of));
+    of->path = path;
+    of->f = fopen(path, "w");
+    if (of->f && fstat(fileno(of->f), &st) == 0)
+        remember(of, &st);
+    return of->f;
+}
+
+void outfile_claim(outfile *of, const char *path)
+{
+    struct stat st;
+
+    memset(of, 0, sizeof(*of));
+    of->path = path;
+    if (stat(path, &st) == 0)
+        remember(of, &st);
+}
+
+int outfile_close(outfile *of)
+{
+    int bad;
+
+    if (!of->f)
+        return 0;
+    bad = fflush(of->f) != 0;
+    bad |= ferror(of->f) != 0;
+    bad |= fclose(of->f) != 0;
+    of->f = NULL;
+    return bad ? -1 : 0;
+}
+
+void outfile_discard(outfile *of)
+{
+    struct stat st;
+
+    if (of->f)
+        fclose(of->f);
+    of->f = NULL;
+    if (of->removable && lstat(of->path, &st) == 0 && S_ISREG(st.st_mode) &&
+        st.st_dev == of->dev && st.st_ino == of->ino)
+        unlink(of->path);
+    of->removable = false;
+}
+
+int outfile_stdout_close(const char *prog)
+{
+    int bad, err;
+
+    errno = 0;
+    bad = fflush(stdout) != 0;
+    err = errno;
+    bad |= ferror(stdout) != 0;
+    if (fclose(stdout) != 0) {
+        bad = 1;
+        if (!err)
+            err = errno;
+    }
+    if (!bad)
+        return 0;
+    fprintf(stderr, "%s: cannot write standard output: %s\n", prog,
+            err ? strerror(err) : "write error");
+    return 1;
+}
