@@ -45,8 +45,20 @@ expect 2 "not a regular file" "$sweep" --page-cache 100 "$tmp/fifo"
 head -c 2000 "$trace" >"$tmp/cut.zca"
 expect 2 "cut.zca" "$replay" --zcache off --page-cache 100 "$tmp/cut.zca"
 expect 2 "cut.zca" "$sweep" --page-cache 100 "$tmp/cut.zca"
-cp "$trace" "$tmp/b.zca"
+# pages of an inode no shipped pack holds (a stream that names no pack:
+# one that named another recording's pack would be refused before any
+# page is read)
+printf 'zca-text 1\nmeta page_size 4096\n0.000000001 r 7:0 999999 0 400\nend\n' \
+  > "$tmp/b.zca"
 other=(--content "pack:$traces/grep-src.zcp")
+# a stream played with another recording's pack: refused before any page
+cp "$trace" "$tmp/b2.zca"
+expect 2 "another recording's pack" "$replay" "${other[@]}" --page-cache 100 "$tmp/b2.zca"
+expect 2 "another recording's pack" "$sweep" "${other[@]}" --page-cache 100 "$tmp/b2.zca"
+mkdir "$tmp/k"
+cp "$traces/build-c.kernel.zct" "$tmp/k/"
+cp "$traces/grep-src.zcp" "$tmp/k/build-c.zcp"
+expect 2 "another recording's pack" "$replay" --zcache capacity=1M "$tmp/k/build-c.kernel.zct"
 expect 2 "b.zca: content source pack:.*is not in it" \
   "$replay" "${other[@]}" --page-cache 100 "$tmp/b.zca"
 expect 2 "b.zca: content source pack:.*is not in it" \
