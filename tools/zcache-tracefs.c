@@ -80,7 +80,9 @@
  *
  * Lost events ("[LOST N EVENTS]", "EVENTS DROPPED") make the recording
  * incomplete: an error.  Bad input: "FILE:LINE: what", exit status 2;
- * failures to write, exit status 1.  Outputs are removed on failure.
+ * failures to write, exit status 1.  Outputs are removed on failure:
+ * only the regular files this process opened for writing (never a
+ * device node, a FIFO, standard output, or a symlink or its target).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -91,6 +93,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -193,13 +196,60 @@ static bool writing;
 /* ---- errors -------------------------------------------------------------
  */
 
+/* The outputs this process may remove on failure: regular files it opened
+ * for writing (so created, or truncated: their old contents are gone
+ * either way), by their identity as fstat saw it after the open.  Never a
+ * device node, a FIFO, standard output, or a symlink (lstat before the
+ * unlink must show the very file that was opened: a symlink shows itself,
+ * and its target stays).  The library's writers open their files
+ * themselves, so claim() opens each such path first, before them. */
+struct owned {
+    const char *path;
+    dev_t dev;
+    ino_t ino;
+};
+
+static struct owned owned[5];
+static size_t nowned;
+
+/* fd: path, just opened for writing.  Remember it if it is a regular
+ * file. */
+static void own_fd(const char *path, int fd)
+{
+    struct stat st;
+
+    if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+        nowned == sizeof(owned) / sizeof(owned[0]))
+        return;
+    owned[nowned++] = (struct owned){path, st.st_dev, st.st_ino};
+}
+
+/* Open path for writing (creating it) and remember it as own_fd() does,
+ * before a library writer opens it again.  O_NONBLOCK: a FIFO without a
+ * reader fails here instead of hanging (the writer reports it). */
+static void claim(const char *path)
+{
+    int fd;
+
+    if (!path || !strcmp(path, "-"))
+        return;
+    fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+              0666);
+    if (fd >= 0) {
+        own_fd(path, fd);
+        close(fd);
+    }
+}
+
 static void remove_outputs(void)
 {
-    const char *paths[] = {o.blkparse, o.kops, o.access, o.pack, o.inodes};
-
-    for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
-        if (paths[i] && strcmp(paths[i], "-"))
-            remove(paths[i]);
+    for (size_t i = 0; i < nowned; i++) {
+        struct stat st;
+        if (!lstat(owned[i].path, &st) && S_ISREG(st.st_mode) &&
+            st.st_dev == owned[i].dev && st.st_ino == owned[i].ino)
+            unlink(owned[i].path);
+    }
+    nowned = 0;
 }
 
 static void die(int status, const char *fmt, ...)
@@ -772,6 +822,8 @@ static struct out *out_open(const char *path)
     w->f = strcmp(path, "-") ? fopen(path, "w") : stdout;
     if (!w->f)
         die(1, "%s: %s", path, strerror(errno));
+    if (w->f != stdout)
+        own_fd(path, fileno(w->f));
     if (ends_with(path, ".zst")) {
         w->z = ZSTD_createCCtx();
         if (!w->z ||
@@ -1357,6 +1409,8 @@ static void write_inodes(void)
     uint64_t *list = malloc((itab_len ? itab_len : 1) * sizeof(*list));
     size_t len = 0;
 
+    if (f)
+        own_fd(o.inodes, fileno(f));
     if (!f || !list)
         die(1, "%s: %s", o.inodes, f ? "out of memory" : strerror(errno));
     for (size_t i = 0; i < itab_cap; i++)
@@ -1392,6 +1446,9 @@ static void open_outputs(void)
                    "sequence numbers count per CPU.\n",
                    base_name(o.in));
     }
+    claim(o.pack);
+    claim(o.kops);
+    claim(o.access);
     if (o.pack && zc_pack_writer_open(o.pack, PAGE, 0, &pw, err, sizeof(err)))
         die(1, "%s", err);
     if (o.kops) {
