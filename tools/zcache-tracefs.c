@@ -287,6 +287,47 @@ static void *grow(void *p, size_t *cap, size_t size, size_t first)
     return p;
 }
 
+/* ---- input lines ----------------------------------------------------------
+ */
+
+#define LINE_MAX_BYTES (1u << 20)
+static char linebuf[LINE_MAX_BYTES + 1];
+
+/* The next line of f (line number ln of path) into linebuf, without its
+ * newline, NUL-terminated; false at the end of input.  A line longer than
+ * 1 MiB or holding a NUL byte is bad input (exit 2), a read error an error
+ * (exit 1): neither is taken for the end. */
+static bool read_line(FILE *f, const char *path, uint64_t ln)
+{
+    size_t len = 0;
+    int c;
+
+    while ((c = getc_unlocked(f)) != EOF && c != '\n') {
+        if (len == LINE_MAX_BYTES)
+            die(2, "%s:%" PRIu64 ": line longer than 1 MiB", path, ln);
+        if (!c)
+            die(2, "%s:%" PRIu64 ": a NUL byte in the line", path, ln);
+        linebuf[len++] = (char)c;
+    }
+    if (c == EOF && ferror(f))
+        die(1, "%s:%" PRIu64 ": read error: %s", path, ln, strerror(errno));
+    linebuf[len] = '\0';
+    return c != EOF || len;
+}
+
+/* Open an input, refusing a directory (fopen takes one, reads fail). */
+static FILE *open_input(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    struct stat st;
+
+    if (!f)
+        die(2, "%s: %s", path, strerror(errno));
+    if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode))
+        die(2, "%s: is a directory", path);
+    return f;
+}
+
 /* ---- numbers and fields (no sscanf: every overflow is caught) ------------
  */
 
@@ -552,19 +593,13 @@ static struct inode *inode(uint64_t ino)
  * files left after the run (live true, sizes untouched). */
 static void load_sizes(const char *path, bool live)
 {
-    FILE *f = fopen(path, "r");
-    char *line = NULL;
-    size_t cap = 0;
+    FILE *f = open_input(path);
     uint64_t ln = 0;
 
-    if (!f)
-        die(2, "%s: %s", path, strerror(errno));
-    while (getline(&line, &cap, f) > 0) {
-        const char *p = line + strspn(line, " \t");
+    while (read_line(f, path, ++ln)) {
+        const char *p = linebuf + strspn(linebuf, " \t");
         uint64_t ino, size;
         struct inode *e;
-        ln++;
-        line[strcspn(line, "\n")] = '\0';
         if (*p == '#' || *p == '\0')
             continue;
         if (!take_u64(&p, 10, "", &ino) || !ino ||
@@ -576,7 +611,6 @@ static void load_sizes(const char *path, bool live)
         else if (size > e->size)
             e->size = size; /* hard links list an inode twice */
     }
-    free(line);
     fclose(f);
 }
 
@@ -594,21 +628,16 @@ static int ext_cmp(const void *a, const void *b)
 
 static void load_extents(void)
 {
-    FILE *f = fopen(o.extents, "r");
-    char *line = NULL;
-    size_t cap = 0, ecap = 0;
+    FILE *f = open_input(o.extents);
+    size_t ecap = 0;
     uint64_t ln = 0;
 
-    if (!f)
-        die(2, "%s: %s", o.extents, strerror(errno));
-    while (getline(&line, &cap, f) > 0) {
+    while (read_line(f, o.extents, ++ln)) {
         struct extent e = {0};
-        const char *p = line;
+        const char *p = linebuf;
         uint64_t *v[] = {&e.ino, &e.lblk, &e.pblk, &e.len};
         bool ok = true;
-        ln++;
-        line[strcspn(line, "\n")] = '\0';
-        if (line[0] == '#' || line[0] == '\0')
+        if (linebuf[0] == '#' || linebuf[0] == '\0')
             continue;
         for (size_t k = 0; k < 4 && ok; k++) {
             p += strspn(p, " \t");
@@ -627,7 +656,6 @@ static void load_extents(void)
             ext = grow(ext, &ecap, sizeof(*ext), 1024);
         ext[next_++] = e;
     }
-    free(line);
     fclose(f);
     qsort(ext, next_, sizeof(*ext), ext_cmp);
 }
@@ -1553,13 +1581,9 @@ static void summary(void)
 int main(int argc, char **argv)
 {
     FILE *in;
-    char *buf = NULL;
-    size_t cap = 0;
 
     parse_args(argc, argv);
-    in = fopen(o.in, "r");
-    if (!in)
-        die(2, "%s: %s", o.in, strerror(errno));
+    in = open_input(o.in);
     if (o.extents)
         load_extents();
     if (o.sizes)
@@ -1570,14 +1594,11 @@ int main(int argc, char **argv)
         die(2, "%s: %s", o.image, strerror(errno));
     writing = true;
     open_outputs();
-    while (getline(&buf, &cap, in) > 0) {
+    while (read_line(in, o.in, lineno + 1)) {
         lineno++;
-        line(buf);
+        line(linebuf);
     }
-    if (ferror(in))
-        die(1, "%s: read error", o.in);
     fclose(in);
-    free(buf);
     close_outputs();
     summary();
     zc_content_close(synth);
