@@ -154,6 +154,7 @@ static struct {
     uint64_t read_events, write_events, mapped_events;
     uint64_t past_eof, clipped_pages; /* reads dropped, pages cut */
     uint64_t samples, resident_below_zero, reordered;
+    uint64_t ours; /* events of the device (or of its metadata pages) */
     uint64_t pack_keys, synth_keys, distinct;
     uint64_t kernel_hits, kernel_misses; /* accessed pages, by the kernel */
     uint64_t unmapped_fault_around;      /* map_pages pages not cached */
@@ -766,6 +767,8 @@ static void keys_unique(void)
 {
     size_t w = 0;
 
+    if (!nkeys) /* keys is NULL then */
+        return;
     qsort(keys, nkeys, sizeof(*keys), key_cmp);
     for (size_t r = 0; r < nkeys; r++) {
         if (w && !key_cmp(&keys[w - 1], &keys[r]))
@@ -1038,7 +1041,10 @@ static bool our_dev(uint32_t dev)
         o.dev = dev;
         o.dev_set = true;
     }
-    return o.dev_set && dev == o.dev;
+    if (!o.dev_set || dev != o.dev)
+        return false;
+    n.ours++;
+    return true;
 }
 
 /* "dev MAJ:MIN ino HEX pfn=0x.. ofs=BYTES order=K" (order: absent on
@@ -1058,11 +1064,15 @@ static void filemap(bool add, const char *d, const char *comm, uint32_t pid)
     if (order > MAX_ORDER || ofs % PAGE)
         bad(what);
     pages = 1ull << order;
+    if (ofs > UINT64_MAX - (pages * PAGE - 1))
+        bad("a filemap add/delete event whose folio runs past 2^64 bytes");
     meta = o.dev_set && sdev == o.bdevfs && ino == o.dev;
     if (!meta && !our_dev(sdev)) {
         n.other++;
         return;
     }
+    if (meta)
+        n.ours++;
     if (add)
         n.adds++;
     else
@@ -1121,6 +1131,9 @@ static void bio(const char *d, unsigned cpu, uint32_t pid, uint64_t rel)
     len = strcspn(p, " ");
     if (!len || len >= sizeof(rwbs))
         bad(what);
+    if (strspn(p, "RWDFSMAN") != len) /* blkparse's RWBS letters */
+        bad("a block_bio_queue event with an RWBS other than blkparse's "
+            "letters RWDFSMAN");
     memcpy(rwbs, p, len);
     rwbs[len] = '\0';
     p += len + strspn(p + len, " ");
@@ -1599,6 +1612,12 @@ int main(int argc, char **argv)
         line(linebuf);
     }
     fclose(in);
+    if (!n.ours) {
+        if (o.dev_set)
+            die(2, "%s: no event of device %" PRIu32 ":%" PRIu32, o.in,
+                o.dev >> 20, o.dev & 0xfffff);
+        die(2, "%s: no event of any device", o.in);
+    }
     close_outputs();
     summary();
     zc_content_close(synth);
