@@ -71,7 +71,14 @@
  * So the contents are exact for pages the workload did not change after
  * reading them.
  *
- * Times: nanoseconds from the trace's first event line, in both streams.
+ * Times: nanoseconds from the trace's first event line, in both streams
+ * (at most 9 decimals).  The events of one CPU must not go back in time
+ * (an error); across CPUs, whose clocks may be a hair apart, an access
+ * older than the previous one takes its time (counted as reordered).
+ *
+ * Bad input also is: a line longer than 1 MiB or holding a NUL byte, a
+ * folio past 2^64 bytes, an RWBS other than blkparse's letters, and a
+ * trace in which no event is of the device.
  *
  * Data layout: the inodes seen live in an open-addressing table (inode
  * -> size, flags); the keys the pack must map are appended to an array
@@ -102,7 +109,7 @@
 
 #define NAME "zcache-tracefs"
 #define PAGE 4096u
-#define MAX_CPUS 1024
+#define MAX_CPUS 8192 /* Linux's NR_CPUS at most */
 #define MAX_ORDER 20
 
 /* ---- state ---------------------------------------------------------------
@@ -184,7 +191,8 @@ static uint64_t *samples;
 static size_t samples_cap;
 static struct reclaim *rec;
 static size_t nrec;
-static uint64_t seq[MAX_CPUS];
+static uint64_t seq[MAX_CPUS];      /* blkparse sequence numbers */
+static uint64_t cpu_last[MAX_CPUS]; /* time of a CPU's last event, ns */
 static uint64_t t0_ns, last_access_ns;
 static bool have_t0, pool_init[2];
 static int64_t resident;
@@ -1161,9 +1169,8 @@ static void bio(const char *d, unsigned cpu, uint32_t pid, uint64_t rel)
     out_printf(bp,
                "%3u,%-3u %2u %8" PRIu64 " %5" PRIu64 ".%09" PRIu64
                " %5u  Q %3s %" PRIu64 " + %" PRIu64 " %s\n",
-               dev >> 20, dev & 0xfffff, cpu, ++seq[cpu % MAX_CPUS],
-               rel / 1000000000, rel % 1000000000, pid, rwbs, sector, count,
-               comm ? comm : "[?]");
+               dev >> 20, dev & 0xfffff, cpu, ++seq[cpu], rel / 1000000000,
+               rel % 1000000000, pid, rwbs, sector, count, comm ? comm : "[?]");
 }
 
 /* ---- events: accesses ---------------------------------------------------
@@ -1182,7 +1189,10 @@ static void write_access(uint64_t rel, uint64_t ino, uint64_t first,
         .write = kind == WRITE,
         .flags = kind == MAPPED_RANGE || kind == FAULT ? ZC_REQ_MAPPED : 0};
 
-    if (rel < last_access_ns) { /* CPUs' clocks a hair apart */
+    /* Events of one CPU never go back in time (line() refuses that), so
+     * this is a reordering across CPUs, their clocks a hair apart: the
+     * access takes the time of the previous one. */
+    if (rel < last_access_ns) {
         n.reordered++;
         rel = last_access_ns;
     }
@@ -1368,8 +1378,10 @@ static void line(char *s)
     if (q > task && q[-1] == ':' && q[strspn(q, " ")]) /* "INSTANCE:" */
         task = q + strspn(q, " ");
     c = cpu_open + 2;
-    if (!take_u64(&c, 10, "]", &cpu64) || cpu64 > UINT32_MAX)
+    if (!take_u64(&c, 10, "]", &cpu64))
         bad("a bad CPU number");
+    if (cpu64 >= MAX_CPUS)
+        bad("a CPU number beyond 8191");
     cpu = (unsigned)cpu64;
     p = (char *)c + 1;
     /* Optional flags (trace_pipe), then the timestamp "S.F:" */
@@ -1386,6 +1398,8 @@ static void line(char *s)
             frac = frac * 10 + (uint64_t)(*c - '0');
     if (*c != ':' || !digits)
         bad("no timestamp");
+    if (digits > 9)
+        bad("a timestamp with more than 9 decimals (finer than ns)");
     for (; digits < 9; digits++)
         frac *= 10;
     t_ns = sec * 1000000000u + frac;
@@ -1396,6 +1410,10 @@ static void line(char *s)
     if (t_ns < t0_ns)
         bad("an event older than the first one (clocks of the CPUs "
             "disagree: record with trace_clock mono)");
+    if (t_ns < cpu_last[cpu])
+        bad("time goes backwards: an event older than its CPU's previous "
+            "one");
+    cpu_last[cpu] = t_ns;
     rel = t_ns - t0_ns;
     p = (char *)c + 1;
     p += strspn(p, " ");
@@ -1584,6 +1602,11 @@ static void summary(void)
                  " fault-around pages not cached, so not mapped (left out)\n",
             in, n.kernel_hits, n.kernel_hits + n.kernel_misses, n.kernel_misses,
             n.unmapped_fault_around);
+    if (n.reordered)
+        fprintf(stderr,
+                NAME ": %s: %" PRIu64 " accesses older than the previous one "
+                     "(another CPU's) given its time\n",
+                in, n.reordered);
     if (pw || o.pack)
         fprintf(stderr,
                 NAME ": %s: pack: %" PRIu64 " keys, %" PRIu64
