@@ -56,7 +56,9 @@
  *   --pack FILE       the content pack: every key a stream names mapped
  *                     to its content: (dev, ino, n) for file pages,
  *                     (dev, 0, n) for the block trace's pages and the
- *                     metadata pages.
+ *                     metadata pages.  The access stream's header names
+ *                     it (pack=BASENAME) with its identity (pack_id=16
+ *                     hex digits, zc_pack_writer_id()).
  *   --inodes FILE     "ex <INO>" for every inode the trace names: the
  *                     debugfs commands that list their extents.
  *
@@ -1532,9 +1534,10 @@ static void open_outputs(void)
                        "format=tracefs-access\n"
                        "source=%s\n",
                        base_name(o.in));
-        if (o.pack)
-            len += snprintf(meta + len, sizeof(meta) - (size_t)len, "pack=%s\n",
-                            base_name(o.pack));
+        if (pw) /* the pack's name and identity */
+            len += snprintf(meta + len, sizeof(meta) - (size_t)len,
+                            "pack=%s\npack_id=%016" PRIx64 "\n",
+                            base_name(o.pack), zc_pack_writer_id(pw));
         if (o.memory_limit_set)
             len += snprintf(meta + len, sizeof(meta) - (size_t)len,
                             "memory_limit=%" PRIu64 "\n", o.memory_limit);
