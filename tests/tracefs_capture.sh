@@ -128,4 +128,22 @@ echo >> "$tmp/reorder"
 grep -q "1 accesses older than the previous one" "$tmp/reorder.log" ||
   fail "the cross-CPU reordering is not counted: $(cat "$tmp/reorder.log")"
 
+# A write error removes only regular files the converter opened: never a
+# symlink given as an output, nor its target.  (Not /dev/full itself as an
+# output: a converter with the bug would remove it, the test run as root.)
+if [ -w /dev/full ]; then
+  ln -s /dev/full "$tmp/full"
+  echo keep > "$tmp/target"
+  ln -s "$tmp/target" "$tmp/link"
+  for out in "$tmp/link" "$tmp/new.zca.txt"; do
+    rc=0
+    "$tracefs" --dev 7:0 --access "$out" --blkparse "$tmp/full" \
+      "$data/capture.trace" 2> /dev/null || rc=$?
+    [ "$rc" -eq 1 ] || fail "a write to /dev/full: exit $rc, not 1"
+  done
+  if ! [ -L "$tmp/full" ] || ! [ -L "$tmp/link" ] || ! [ -f "$tmp/target" ]; then
+    fail "a write error removed a symlink or its target"
+  fi
+  [ ! -e "$tmp/new.zca.txt" ] || fail "a write error left an output behind"
+fi
 echo "tracefs_capture: ok"
