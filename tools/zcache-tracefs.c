@@ -236,13 +236,16 @@ static void own_fd(const char *path, int fd)
 }
 
 /* Open path for writing (creating it) and remember it as own_fd() does,
- * before a library writer opens it again.  O_NONBLOCK: a FIFO without a
- * reader fails here instead of hanging (the writer reports it). */
+ * before a library writer opens it again.  Only a regular file or a new
+ * one: opening and closing a FIFO would end its reader's input.  (The
+ * fstat decides; O_NONBLOCK keeps a FIFO made meanwhile from hanging.) */
 static void claim(const char *path)
 {
+    struct stat st;
     int fd;
 
-    if (!path || !strcmp(path, "-"))
+    if (!path || !strcmp(path, "-") ||
+        (!stat(path, &st) && !S_ISREG(st.st_mode)))
         return;
     fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
               0666);
