@@ -56,7 +56,9 @@
  *   --pack FILE       the content pack: every key a stream names mapped
  *                     to its content: (dev, ino, n) for file pages,
  *                     (dev, 0, n) for the block trace's pages and the
- *                     metadata pages.
+ *                     metadata pages.  The access stream's header names
+ *                     it (pack=BASENAME) with its identity (pack_id=16
+ *                     hex digits, zc_pack_writer_id()).
  *   --inodes FILE     "ex <INO>" for every inode the trace names: the
  *                     debugfs commands that list their extents.
  *
@@ -71,7 +73,14 @@
  * So the contents are exact for pages the workload did not change after
  * reading them.
  *
- * Times: nanoseconds from the trace's first event line, in both streams.
+ * Times: nanoseconds from the trace's first event line, in both streams
+ * (at most 9 decimals).  The events of one CPU must not go back in time
+ * (an error); across CPUs, whose clocks may be a hair apart, an access
+ * older than the previous one takes its time (counted as reordered).
+ *
+ * Bad input also is: a line longer than 1 MiB or holding a NUL byte, a
+ * folio past 2^64 bytes, an RWBS other than blkparse's letters, and a
+ * trace in which no event is of the device.
  *
  * Data layout: the inodes seen live in an open-addressing table (inode
  * -> size, flags); the keys the pack must map are appended to an array
@@ -80,7 +89,9 @@
  *
  * Lost events ("[LOST N EVENTS]", "EVENTS DROPPED") make the recording
  * incomplete: an error.  Bad input: "FILE:LINE: what", exit status 2;
- * failures to write, exit status 1.  Outputs are removed on failure.
+ * failures to write, exit status 1.  Outputs are removed on failure:
+ * only the regular files this process opened for writing (never a
+ * device node, a FIFO, standard output, or a symlink or its target).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -91,6 +102,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -99,7 +111,7 @@
 
 #define NAME "zcache-tracefs"
 #define PAGE 4096u
-#define MAX_CPUS 1024
+#define MAX_CPUS 8192 /* Linux's NR_CPUS at most */
 #define MAX_ORDER 20
 
 /* ---- state ---------------------------------------------------------------
@@ -151,6 +163,7 @@ static struct {
     uint64_t read_events, write_events, mapped_events;
     uint64_t past_eof, clipped_pages; /* reads dropped, pages cut */
     uint64_t samples, resident_below_zero, reordered;
+    uint64_t ours; /* events of the device (or of its metadata pages) */
     uint64_t pack_keys, synth_keys, distinct;
     uint64_t kernel_hits, kernel_misses; /* accessed pages, by the kernel */
     uint64_t unmapped_fault_around;      /* map_pages pages not cached */
@@ -180,7 +193,8 @@ static uint64_t *samples;
 static size_t samples_cap;
 static struct reclaim *rec;
 static size_t nrec;
-static uint64_t seq[MAX_CPUS];
+static uint64_t seq[MAX_CPUS];      /* blkparse sequence numbers */
+static uint64_t cpu_last[MAX_CPUS]; /* time of a CPU's last event, ns */
 static uint64_t t0_ns, last_access_ns;
 static bool have_t0, pool_init[2];
 static int64_t resident;
@@ -193,13 +207,63 @@ static bool writing;
 /* ---- errors -------------------------------------------------------------
  */
 
+/* The outputs this process may remove on failure: regular files it opened
+ * for writing (so created, or truncated: their old contents are gone
+ * either way), by their identity as fstat saw it after the open.  Never a
+ * device node, a FIFO, standard output, or a symlink (lstat before the
+ * unlink must show the very file that was opened: a symlink shows itself,
+ * and its target stays).  The library's writers open their files
+ * themselves, so claim() opens each such path first, before them. */
+struct owned {
+    const char *path;
+    dev_t dev;
+    ino_t ino;
+};
+
+static struct owned owned[5];
+static size_t nowned;
+
+/* fd: path, just opened for writing.  Remember it if it is a regular
+ * file. */
+static void own_fd(const char *path, int fd)
+{
+    struct stat st;
+
+    if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+        nowned == sizeof(owned) / sizeof(owned[0]))
+        return;
+    owned[nowned++] = (struct owned){path, st.st_dev, st.st_ino};
+}
+
+/* Open path for writing (creating it) and remember it as own_fd() does,
+ * before a library writer opens it again.  Only a regular file or a new
+ * one: opening and closing a FIFO would end its reader's input.  (The
+ * fstat decides; O_NONBLOCK keeps a FIFO made meanwhile from hanging.) */
+static void claim(const char *path)
+{
+    struct stat st;
+    int fd;
+
+    if (!path || !strcmp(path, "-") ||
+        (!stat(path, &st) && !S_ISREG(st.st_mode)))
+        return;
+    fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+              0666);
+    if (fd >= 0) {
+        own_fd(path, fd);
+        close(fd);
+    }
+}
+
 static void remove_outputs(void)
 {
-    const char *paths[] = {o.blkparse, o.kops, o.access, o.pack, o.inodes};
-
-    for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
-        if (paths[i] && strcmp(paths[i], "-"))
-            remove(paths[i]);
+    for (size_t i = 0; i < nowned; i++) {
+        struct stat st;
+        if (!lstat(owned[i].path, &st) && S_ISREG(st.st_mode) &&
+            st.st_dev == owned[i].dev && st.st_ino == owned[i].ino)
+            unlink(owned[i].path);
+    }
+    nowned = 0;
 }
 
 static void die(int status, const char *fmt, ...)
@@ -235,6 +299,47 @@ static void *grow(void *p, size_t *cap, size_t size, size_t first)
         die(1, "out of memory");
     *cap = c;
     return p;
+}
+
+/* ---- input lines ----------------------------------------------------------
+ */
+
+#define LINE_MAX_BYTES (1u << 20)
+static char linebuf[LINE_MAX_BYTES + 1];
+
+/* The next line of f (line number ln of path) into linebuf, without its
+ * newline, NUL-terminated; false at the end of input.  A line longer than
+ * 1 MiB or holding a NUL byte is bad input (exit 2), a read error an error
+ * (exit 1): neither is taken for the end. */
+static bool read_line(FILE *f, const char *path, uint64_t ln)
+{
+    size_t len = 0;
+    int c;
+
+    while ((c = getc_unlocked(f)) != EOF && c != '\n') {
+        if (len == LINE_MAX_BYTES)
+            die(2, "%s:%" PRIu64 ": line longer than 1 MiB", path, ln);
+        if (!c)
+            die(2, "%s:%" PRIu64 ": a NUL byte in the line", path, ln);
+        linebuf[len++] = (char)c;
+    }
+    if (c == EOF && ferror(f))
+        die(1, "%s:%" PRIu64 ": read error: %s", path, ln, strerror(errno));
+    linebuf[len] = '\0';
+    return c != EOF || len;
+}
+
+/* Open an input, refusing a directory (fopen takes one, reads fail). */
+static FILE *open_input(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    struct stat st;
+
+    if (!f)
+        die(2, "%s: %s", path, strerror(errno));
+    if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode))
+        die(2, "%s: is a directory", path);
+    return f;
 }
 
 /* ---- numbers and fields (no sscanf: every overflow is caught) ------------
@@ -502,19 +607,13 @@ static struct inode *inode(uint64_t ino)
  * files left after the run (live true, sizes untouched). */
 static void load_sizes(const char *path, bool live)
 {
-    FILE *f = fopen(path, "r");
-    char *line = NULL;
-    size_t cap = 0;
+    FILE *f = open_input(path);
     uint64_t ln = 0;
 
-    if (!f)
-        die(2, "%s: %s", path, strerror(errno));
-    while (getline(&line, &cap, f) > 0) {
-        const char *p = line + strspn(line, " \t");
+    while (read_line(f, path, ++ln)) {
+        const char *p = linebuf + strspn(linebuf, " \t");
         uint64_t ino, size;
         struct inode *e;
-        ln++;
-        line[strcspn(line, "\n")] = '\0';
         if (*p == '#' || *p == '\0')
             continue;
         if (!take_u64(&p, 10, "", &ino) || !ino ||
@@ -526,7 +625,6 @@ static void load_sizes(const char *path, bool live)
         else if (size > e->size)
             e->size = size; /* hard links list an inode twice */
     }
-    free(line);
     fclose(f);
 }
 
@@ -544,21 +642,16 @@ static int ext_cmp(const void *a, const void *b)
 
 static void load_extents(void)
 {
-    FILE *f = fopen(o.extents, "r");
-    char *line = NULL;
-    size_t cap = 0, ecap = 0;
+    FILE *f = open_input(o.extents);
+    size_t ecap = 0;
     uint64_t ln = 0;
 
-    if (!f)
-        die(2, "%s: %s", o.extents, strerror(errno));
-    while (getline(&line, &cap, f) > 0) {
+    while (read_line(f, o.extents, ++ln)) {
         struct extent e = {0};
-        const char *p = line;
+        const char *p = linebuf;
         uint64_t *v[] = {&e.ino, &e.lblk, &e.pblk, &e.len};
         bool ok = true;
-        ln++;
-        line[strcspn(line, "\n")] = '\0';
-        if (line[0] == '#' || line[0] == '\0')
+        if (linebuf[0] == '#' || linebuf[0] == '\0')
             continue;
         for (size_t k = 0; k < 4 && ok; k++) {
             p += strspn(p, " \t");
@@ -577,7 +670,6 @@ static void load_extents(void)
             ext = grow(ext, &ecap, sizeof(*ext), 1024);
         ext[next_++] = e;
     }
-    free(line);
     fclose(f);
     qsort(ext, next_, sizeof(*ext), ext_cmp);
 }
@@ -688,6 +780,8 @@ static void keys_unique(void)
 {
     size_t w = 0;
 
+    if (!nkeys) /* keys is NULL then */
+        return;
     qsort(keys, nkeys, sizeof(*keys), key_cmp);
     for (size_t r = 0; r < nkeys; r++) {
         if (w && !key_cmp(&keys[w - 1], &keys[r]))
@@ -772,6 +866,8 @@ static struct out *out_open(const char *path)
     w->f = strcmp(path, "-") ? fopen(path, "w") : stdout;
     if (!w->f)
         die(1, "%s: %s", path, strerror(errno));
+    if (w->f != stdout)
+        own_fd(path, fileno(w->f));
     if (ends_with(path, ".zst")) {
         w->z = ZSTD_createCCtx();
         if (!w->z ||
@@ -958,7 +1054,10 @@ static bool our_dev(uint32_t dev)
         o.dev = dev;
         o.dev_set = true;
     }
-    return o.dev_set && dev == o.dev;
+    if (!o.dev_set || dev != o.dev)
+        return false;
+    n.ours++;
+    return true;
 }
 
 /* "dev MAJ:MIN ino HEX pfn=0x.. ofs=BYTES order=K" (order: absent on
@@ -978,11 +1077,15 @@ static void filemap(bool add, const char *d, const char *comm, uint32_t pid)
     if (order > MAX_ORDER || ofs % PAGE)
         bad(what);
     pages = 1ull << order;
+    if (ofs > UINT64_MAX - (pages * PAGE - 1))
+        bad("a filemap add/delete event whose folio runs past 2^64 bytes");
     meta = o.dev_set && sdev == o.bdevfs && ino == o.dev;
     if (!meta && !our_dev(sdev)) {
         n.other++;
         return;
     }
+    if (meta)
+        n.ours++;
     if (add)
         n.adds++;
     else
@@ -1041,6 +1144,9 @@ static void bio(const char *d, unsigned cpu, uint32_t pid, uint64_t rel)
     len = strcspn(p, " ");
     if (!len || len >= sizeof(rwbs))
         bad(what);
+    if (strspn(p, "RWDFSMAN") != len) /* blkparse's RWBS letters */
+        bad("a block_bio_queue event with an RWBS other than blkparse's "
+            "letters RWDFSMAN");
     memcpy(rwbs, p, len);
     rwbs[len] = '\0';
     p += len + strspn(p + len, " ");
@@ -1068,9 +1174,8 @@ static void bio(const char *d, unsigned cpu, uint32_t pid, uint64_t rel)
     out_printf(bp,
                "%3u,%-3u %2u %8" PRIu64 " %5" PRIu64 ".%09" PRIu64
                " %5u  Q %3s %" PRIu64 " + %" PRIu64 " %s\n",
-               dev >> 20, dev & 0xfffff, cpu, ++seq[cpu % MAX_CPUS],
-               rel / 1000000000, rel % 1000000000, pid, rwbs, sector, count,
-               comm ? comm : "[?]");
+               dev >> 20, dev & 0xfffff, cpu, ++seq[cpu], rel / 1000000000,
+               rel % 1000000000, pid, rwbs, sector, count, comm ? comm : "[?]");
 }
 
 /* ---- events: accesses ---------------------------------------------------
@@ -1089,7 +1194,10 @@ static void write_access(uint64_t rel, uint64_t ino, uint64_t first,
         .write = kind == WRITE,
         .flags = kind == MAPPED_RANGE || kind == FAULT ? ZC_REQ_MAPPED : 0};
 
-    if (rel < last_access_ns) { /* CPUs' clocks a hair apart */
+    /* Events of one CPU never go back in time (line() refuses that), so
+     * this is a reordering across CPUs, their clocks a hair apart: the
+     * access takes the time of the previous one. */
+    if (rel < last_access_ns) {
         n.reordered++;
         rel = last_access_ns;
     }
@@ -1275,8 +1383,10 @@ static void line(char *s)
     if (q > task && q[-1] == ':' && q[strspn(q, " ")]) /* "INSTANCE:" */
         task = q + strspn(q, " ");
     c = cpu_open + 2;
-    if (!take_u64(&c, 10, "]", &cpu64) || cpu64 > UINT32_MAX)
+    if (!take_u64(&c, 10, "]", &cpu64))
         bad("a bad CPU number");
+    if (cpu64 >= MAX_CPUS)
+        bad("a CPU number beyond 8191");
     cpu = (unsigned)cpu64;
     p = (char *)c + 1;
     /* Optional flags (trace_pipe), then the timestamp "S.F:" */
@@ -1293,6 +1403,8 @@ static void line(char *s)
             frac = frac * 10 + (uint64_t)(*c - '0');
     if (*c != ':' || !digits)
         bad("no timestamp");
+    if (digits > 9)
+        bad("a timestamp with more than 9 decimals (finer than ns)");
     for (; digits < 9; digits++)
         frac *= 10;
     t_ns = sec * 1000000000u + frac;
@@ -1303,6 +1415,10 @@ static void line(char *s)
     if (t_ns < t0_ns)
         bad("an event older than the first one (clocks of the CPUs "
             "disagree: record with trace_clock mono)");
+    if (t_ns < cpu_last[cpu])
+        bad("time goes backwards: an event older than its CPU's previous "
+            "one");
+    cpu_last[cpu] = t_ns;
     rel = t_ns - t0_ns;
     p = (char *)c + 1;
     p += strspn(p, " ");
@@ -1357,6 +1473,8 @@ static void write_inodes(void)
     uint64_t *list = malloc((itab_len ? itab_len : 1) * sizeof(*list));
     size_t len = 0;
 
+    if (f)
+        own_fd(o.inodes, fileno(f));
     if (!f || !list)
         die(1, "%s: %s", o.inodes, f ? "out of memory" : strerror(errno));
     for (size_t i = 0; i < itab_cap; i++)
@@ -1392,6 +1510,9 @@ static void open_outputs(void)
                    "sequence numbers count per CPU.\n",
                    base_name(o.in));
     }
+    claim(o.pack);
+    claim(o.kops);
+    claim(o.access);
     if (o.pack && zc_pack_writer_open(o.pack, PAGE, 0, &pw, err, sizeof(err)))
         die(1, "%s", err);
     if (o.kops) {
@@ -1416,9 +1537,10 @@ static void open_outputs(void)
                        "format=tracefs-access\n"
                        "source=%s\n",
                        base_name(o.in));
-        if (o.pack)
-            len += snprintf(meta + len, sizeof(meta) - (size_t)len, "pack=%s\n",
-                            base_name(o.pack));
+        if (pw) /* the pack's name and identity */
+            len += snprintf(meta + len, sizeof(meta) - (size_t)len,
+                            "pack=%s\npack_id=%016" PRIx64 "\n",
+                            base_name(o.pack), zc_pack_writer_id(pw));
         if (o.memory_limit_set)
             len += snprintf(meta + len, sizeof(meta) - (size_t)len,
                             "memory_limit=%" PRIu64 "\n", o.memory_limit);
@@ -1486,6 +1608,11 @@ static void summary(void)
                  " fault-around pages not cached, so not mapped (left out)\n",
             in, n.kernel_hits, n.kernel_hits + n.kernel_misses, n.kernel_misses,
             n.unmapped_fault_around);
+    if (n.reordered)
+        fprintf(stderr,
+                NAME ": %s: %" PRIu64 " accesses older than the previous one "
+                     "(another CPU's) given its time\n",
+                in, n.reordered);
     if (pw || o.pack)
         fprintf(stderr,
                 NAME ": %s: pack: %" PRIu64 " keys, %" PRIu64
@@ -1496,13 +1623,9 @@ static void summary(void)
 int main(int argc, char **argv)
 {
     FILE *in;
-    char *buf = NULL;
-    size_t cap = 0;
 
     parse_args(argc, argv);
-    in = fopen(o.in, "r");
-    if (!in)
-        die(2, "%s: %s", o.in, strerror(errno));
+    in = open_input(o.in);
     if (o.extents)
         load_extents();
     if (o.sizes)
@@ -1513,14 +1636,17 @@ int main(int argc, char **argv)
         die(2, "%s: %s", o.image, strerror(errno));
     writing = true;
     open_outputs();
-    while (getline(&buf, &cap, in) > 0) {
+    while (read_line(in, o.in, lineno + 1)) {
         lineno++;
-        line(buf);
+        line(linebuf);
     }
-    if (ferror(in))
-        die(1, "%s: read error", o.in);
     fclose(in);
-    free(buf);
+    if (!n.ours) {
+        if (o.dev_set)
+            die(2, "%s: no event of device %" PRIu32 ":%" PRIu32, o.in,
+                o.dev >> 20, o.dev & 0xfffff);
+        die(2, "%s: no event of any device", o.in);
+    }
     close_outputs();
     summary();
     zc_content_close(synth);
