@@ -317,9 +317,14 @@ static void b_header(struct bytes *x, const char *fields)
 #define HDR "page_size=4096\n"
 #define HLEN (16 + 15 + 4) /* the offset of the first record */
 
+/* x as a stream: zstd-compressed, as the reader takes it. */
 static void read_bytes(const struct bytes *x, struct read *r)
 {
-    read_path(zt_write_tmp("hand.zca", x->b, x->n), "access", r);
+    size_t zlen;
+    unsigned char *z = zstd_of(x->b, x->n, &zlen);
+
+    read_path(zt_write_tmp("hand.zca", z, zlen), "access", r);
+    free(z);
 }
 
 static void expect_bytes_fail(const struct bytes *x, uint64_t offset,
@@ -449,6 +454,20 @@ static void test_binary_format_errors_name_the_offset(void **state)
     assert_int_equal(r.rc, -ZC_EFORMAT);
     read_free(&r);
 
+    /* the same bytes not compressed: nothing guards the records */
+    b_header(&x, HDR);
+    b_op(&x, 0x7E, 1, U(0));
+    read_bytes(&x, &r);
+    assert_int_equal(r.rc, 0);
+    read_free(&r);
+    read_path(zt_write_tmp("plain.zca", x.b, x.n), "access", &r);
+    assert_fails(&r, "plain.zca: an access stream's binary form must be "
+                     "zstd-compressed (its checksum guards the records)");
+    read_free(&r);
+    read_path(zt_write_tmp("plain.zca", x.b, x.n), NULL, &r);
+    assert_fails(&r, "must be zstd-compressed");
+    read_free(&r);
+
     /* an empty file is a stream of no records */
     read_path(zt_write_tmp("empty.zca", "", 0), "access", &r);
     assert_int_equal(r.rc, 0);
@@ -493,7 +512,8 @@ static void test_every_truncation_of_a_stream_fails(void **state)
     if (whole.rc)
         fail_msg("%s", whole.msg);
     assert_int_equal(whole.n, 12);
-    /* the compressed file, and the bytes inside it */
+    /* the compressed file, and the bytes inside it (each cut of those
+     * compressed again, whole frames: the cut is in the records) */
     rawlen = ZSTD_getFrameContentSize(z, zlen);
     assert_true(rawlen < 4096);
     raw = malloc(rawlen);
@@ -502,7 +522,10 @@ static void test_every_truncation_of_a_stream_fails(void **state)
         const unsigned char *b = form ? raw : z;
         size_t n = form ? rawlen : zlen;
         for (size_t k = 1; k < n; k++) {
-            zt_write_tmp("cut.zca", b, k);
+            size_t clen;
+            unsigned char *c = form ? zstd_of(b, k, &clen) : NULL;
+            zt_write_tmp("cut.zca", form ? c : b, form ? clen : k);
+            free(c);
             read_path(cut, "access", &r);
             if (r.rc != -ZC_EFORMAT)
                 fail_msg("a cut at %zu of %zu (%s) read %zu requests, %d", k, n,

@@ -11,8 +11,11 @@
  * request the table holds the samples recorded before it (after the end:
  * all of them).  Time is the running sum of the records' dt.
  *
- * Every byte is checked: the header's Adler-32 (zstd's checksum covers
- * the records of a compressed stream), varints may not run past 64 bits,
+ * Every byte is checked: the header's Adler-32, and the records by zstd's
+ * content checksum (the writer's frames carry one).  A binary stream that did
+ * not come through zstd (say, after "zstd -d") is refused: nothing would guard
+ * its records against a flipped bit (fuzzing builds, which skip checksums, take
+ * it so that mutations reach the parser).  Varints may not run past 64 bits,
  * dev must fit 32 bits, ino and count may not be 0, pages and bytes may
  * not run past 2^64, nor the clock.  A stream that ends without its end
  * record, or has bytes after it, or whose end record counts other than
@@ -116,6 +119,10 @@ static int access_begin(struct zc__tfile *f)
     p = f->buf + f->pos;
     if (avail < 8 || memcmp(p, ZCA_MAGIC, 8) != 0)
         return zc__tf_fail_at(f, 0, "not an access stream (bad magic)");
+    if (ZC__CHECKSUMS && !f->zstd)
+        return zc__tf_fail(f, "an access stream's binary form must be "
+                              "zstd-compressed (its checksum guards the "
+                              "records)");
     if (avail < ZCA_FIXED)
         return zc__tf_fail_at(f, 0, "truncated header");
     if ((p[8] | p[9] << 8) != ZCA_MAJOR)

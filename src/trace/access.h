@@ -8,7 +8,8 @@
  *
  * The binary form, version 1.0, is a zstd stream (the writer always
  * compresses it, with zstd's content checksum; reader.c decompresses any
- * trace file, so the reader sees the bytes below).  Integers in the header
+ * trace file, so the reader sees the bytes below).  A binary stream that
+ * was not compressed is refused: the checksum is what guards its records.  Integers in the header
  * are little-endian:
  *
  *   header   8 bytes magic 89 'Z' 'C' 'A' 0D 0A 1A 0A, u16 major = 1, u16

@@ -153,6 +153,18 @@ int zc__tf_fail_line(struct zc__tfile *f, const char *fmt, ...)
     return -ZC_EFORMAT;
 }
 
+int zc__tf_fail(struct zc__tfile *f, const char *fmt, ...)
+{
+    char what[ERR_LEN];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    snprintf(f->err, f->errlen, "%s: %s", f->path, what);
+    return -ZC_EFORMAT;
+}
+
 int zc__tf_fail_at(struct zc__tfile *f, uint64_t offset, const char *fmt, ...)
 {
     char what[ERR_LEN];
