@@ -454,6 +454,46 @@ static void test_binary_format_errors_name_the_offset(void **state)
     assert_int_equal(r.rc, -ZC_EFORMAT);
     read_free(&r);
 
+    /* a record's count: at most 2^20 pages */
+    b_header(&x, HDR);
+    b_op(&x, 0x01, 5, U(1), U(1), U(5), U(0), U(1) << 20);
+    b_op(&x, 0x7E, 1, U(1));
+    read_bytes(&x, &r);
+    assert_int_equal(r.rc, 0);
+    assert_int_equal(r.req[0].length, (U(1) << 20) * PAGE);
+    read_free(&r);
+    b_header(&x, HDR);
+    b_op(&x, 0x01, 5, U(1), U(1), U(5), U(7), (U(1) << 20) + 1);
+    b_op(&x, 0x7E, 1, U(1));
+    expect_bytes_fail(&x, HLEN, "count past the cap of 2^20 pages");
+    b_header(&x, HDR);
+    b_op(&x, 0x01, 5, U(1), U(1), U(5), U(0), U(1) << 40);
+    b_op(&x, 0x7E, 1, U(1));
+    expect_bytes_fail(&x, HLEN, "count past the cap");
+
+    /* the bytes' end, (index + count) * page_size, is below 2^64 */
+    b_header(&x, HDR);
+    b_op(&x, 0x01, 5, U(1), U(1), U(5), (U(1) << 52) - 2, U(1));
+    b_op(&x, 0x7E, 1, U(1));
+    read_bytes(&x, &r);
+    assert_int_equal(r.rc, 0);
+    assert_int_equal(r.req[0].offset, UINT64_MAX - 2 * PAGE + 1);
+    read_free(&r);
+    b_header(&x, HDR);
+    b_op(&x, 0x01, 5, U(1), U(1), U(5), (U(1) << 52) - 1, U(1));
+    b_op(&x, 0x7E, 1, U(1));
+    expect_bytes_fail(&x, HLEN, "past the largest byte offset");
+
+    /* a newer minor version is refused, the reader's own is read */
+    b_header(&x, HDR);
+    b_op(&x, 0x7E, 1, U(0));
+    x.b[10] = 9;
+    expect_bytes_fail(&x, 10, "written by a newer libzcache (version 1.9)");
+    x.b[10] = 0;
+    read_bytes(&x, &r);
+    assert_int_equal(r.rc, 0);
+    read_free(&r);
+
     /* the same bytes not compressed: nothing guards the records */
     b_header(&x, HDR);
     b_op(&x, 0x7E, 1, U(0));
@@ -593,7 +633,7 @@ static void test_text_errors_name_the_line(void **state)
         const char *text;
         const char *what; /* ":LINE: what" */
     } cases[] = {
-        {"zca-text 2\n", ":1: expected \"zca-text 1\""},
+        {"zca-txt 1\n", ":1: expected \"zca-text 1\""},
         {"zca-text 1\nmeta pack x\nend\n", ":2: no \"meta page_size\""},
         {"zca-text 1\nmeta page_size 4000\nend\n", ":2: page_size is not"},
         {"zca-text 1\nmeta page_size 4096\nmeta page_size 4096\n",
@@ -627,6 +667,13 @@ static void test_text_errors_name_the_line(void **state)
          ":3: expected \"TIME resident"},
         {"zca-text 1\nmeta page_size 4096\nend\n1 r 8:1 5 0\n",
          ":4: data after \"end\""},
+        {"zca-text 1\nmeta page_size 4096\n1 r 8:1 5 0 1048577\nend\n",
+         ":3: count past the cap of 2^20 pages"},
+        {"zca-text 2\nmeta page_size 4096\nend\n",
+         ":1: unsupported access-stream text version 2"},
+        {"zca-text 1.1 \nmeta page_size 4096\nend\n",
+         ":1: unsupported access-stream text version 1.1"},
+        {"zca-text\nmeta page_size 4096\nend\n", ":1: expected \"zca-text 1"},
     };
     struct read r;
     char what[128];
@@ -660,6 +707,9 @@ static void test_text_form_details(void **state)
     struct read r;
 
     (void)state;
+    read_path(zt_write_tmp("v2.txt", "zca-text 2\n", 11), NULL, &r);
+    assert_fails(&r, "v2.txt:1: unsupported access-stream text version 2");
+    read_free(&r);
     read_path(zt_write_tmp("hand.txt", text, strlen(text)), NULL, &r);
     assert_int_equal(r.rc, 0);
     assert_string_equal(r.format, "access-text");
@@ -753,6 +803,8 @@ static void test_writer_rejects_bad_requests(void **state)
           .offset = UINT64_MAX / PAGE * PAGE,
           .length = 2 * PAGE},
          "below 2^64"},
+        {{.time_ns = 5, .ino = 1, .length = (U(1) << 20) * PAGE + PAGE},
+         "past the cap of 2^20 pages"},
         {{.time_ns = 5, .ino = 1, .length = PAGE, .flags = 2}, "flags"},
         {{.time_ns = 5,
           .ino = 1,
