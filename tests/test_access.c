@@ -914,6 +914,35 @@ static void test_zstd_compressed_traces_read_as_the_plain_ones(void **state)
     assert_same_requests(&plain, &r);
     read_free(&r);
 
+    /* a skippable frame first: still zstd */
+    memcpy(cat,
+           "\x5a\x2a\x4d\x18\x03\x00\x00\x00"
+           "abc",
+           11);
+    memcpy(cat + 11, z1, n1);
+    memcpy(cat + 11 + n1, z2, n2);
+    read_path(zt_write_tmp("skip.zst", cat, 11 + n1 + n2), NULL, &r);
+    if (r.rc)
+        fail_msg("%s", r.msg);
+    assert_same_requests(&plain, &r);
+    read_free(&r);
+    memcpy(cat, z1, n1);
+    memcpy(cat + n1, z2, n2);
+
+    /* compressed twice: said so, sniffed or forced */
+    {
+        size_t n3;
+        unsigned char *z3 = zstd_of(cat, n1 + n2, &n3);
+        const char *twice = zt_write_tmp("twice.zst", z3, n3);
+        read_path(twice, NULL, &r);
+        assert_fails(&r, "twice.zst: compressed twice");
+        read_free(&r);
+        read_path(twice, "blkparse", &r);
+        assert_fails(&r, "twice.zst: compressed twice");
+        read_free(&r);
+        free(z3);
+    }
+
     /* a truncated frame, a corrupt one, garbage after a frame */
     read_path(zt_write_tmp("cut.zst", cat, n1 + n2 - 3), "blkparse", &r);
     assert_fails(&r, "truncated zstd frame");

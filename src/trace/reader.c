@@ -11,12 +11,14 @@
  * it is -ZC_EFORMAT, with a forced format it is a trace of no requests.
  *
  * Files are read with read(2) into one large buffer, and formats parse
- * lines and records in place (see reader.h).  A file that begins with the
- * zstd frame magic is decompressed on the fly into that buffer
- * (ZSTD_decompressStream; concatenated frames are one stream, as zstd -c a
- * b > c makes them), so every format reads NAME.zst as it reads NAME, and
- * sniffing sees the decompressed bytes.  A compressed file ends well only
- * at the end of a frame: a truncated or corrupt frame is -ZC_EFORMAT
+ * lines and records in place (see reader.h).  A file that begins with a
+ * zstd frame (a data frame's magic or a skippable frame's) is decompressed
+ * on the fly into that buffer (ZSTD_decompressStream; concatenated frames
+ * are one stream, as zstd -c a b > c makes them), so every format reads
+ * NAME.zst as it reads NAME, and sniffing sees the decompressed bytes.
+ * Decompressed bytes that begin with a zstd frame again are refused as
+ * "compressed twice" (one layer is undone, never two).  A compressed file ends
+ * well only at the end of a frame: a truncated or corrupt frame is -ZC_EFORMAT
  * naming the frame's offset in the compressed file, and a binary array's
  * entry-size check applies to the decompressed length when the end is
  * reached.  Text formats and block lists
@@ -69,6 +71,15 @@ enum {
 };
 
 static const unsigned char zstd_magic[4] = {0x28, 0xb5, 0x2f, 0xfd};
+
+/* Whether m[4] begins a zstd frame: the data frame's magic, or a skippable
+ * frame's (0x184D2A50..0x184D2A5F, little-endian). */
+static bool zstd_frame_at(const unsigned char *m)
+{
+    return memcmp(m, zstd_magic, sizeof(zstd_magic)) == 0 ||
+           ((m[0] & 0xf0) == 0x50 && m[1] == 0x2a && m[2] == 0x4d &&
+            m[3] == 0x18);
+}
 
 struct zc_trace {
     const struct zc__trace_format *fmt;
@@ -458,14 +469,15 @@ static void tfile_close(struct zc__tfile *f)
 }
 
 /* Read the first bytes; if they are a zstd frame's, move them to the
- * compressed side and decompress from there on. */
+ * compressed side and decompress from there on.  Decompressed bytes that
+ * begin a zstd frame again are a file compressed twice: an error, or no
+ * format would recognise it. */
 static int detect_zstd(struct zc__tfile *f)
 {
     size_t avail;
     int rc = zc__tf_fill(f, sizeof(zstd_magic), &avail);
 
-    if (rc || avail < sizeof(zstd_magic) ||
-        memcmp(f->buf, zstd_magic, sizeof(zstd_magic)) != 0)
+    if (rc || avail < sizeof(zstd_magic) || !zstd_frame_at(f->buf))
         return rc;
     f->zin_cap = f->end > ZIN_BUF ? f->end : ZIN_BUF; /* the first read's */
     f->zstd = ZSTD_createDCtx();
@@ -479,7 +491,11 @@ static int detect_zstd(struct zc__tfile *f)
     f->zin_eof = f->eof;
     f->pos = f->end = 0;
     f->eof = false;
-    return 0;
+    rc = zc__tf_fill(f, sizeof(zstd_magic), &avail);
+    if (!rc && avail == sizeof(zstd_magic) && zstd_frame_at(f->buf))
+        rc = zc__tf_fail(f, "compressed twice (zstd data inside zstd data): "
+                            "decompress it once (zstd -d) first");
+    return rc;
 }
 
 /* Whether a regular file begins with the zstd magic, read without moving
@@ -488,8 +504,7 @@ static bool zstd_at_start(int fd)
 {
     unsigned char m[sizeof(zstd_magic)];
 
-    return pread(fd, m, sizeof(m), 0) == (ssize_t)sizeof(m) &&
-           memcmp(m, zstd_magic, sizeof(m)) == 0;
+    return pread(fd, m, sizeof(m), 0) == (ssize_t)sizeof(m) && zstd_frame_at(m);
 }
 
 /* Open paths[i] reading into buf, checking it is a file the format can

@@ -14,8 +14,9 @@
  * name.  Formats parse numbers by hand with the helpers below: no sscanf,
  * no locale, every overflow caught.
  *
- * A file that begins with the zstd frame magic (28 B5 2F FD) is read
- * through a decompressor, whatever the format: buf then holds decompressed
+ * A file that begins with the zstd frame magic (28 B5 2F FD) or a
+ * skippable frame's (5? 2A 4D 18) is read through a decompressor, whatever
+ * the format (once: zstd inside zstd is an error): buf then holds decompressed
  * bytes, and offsets, lines and the entry-size check are of those; only
  * the decompressor's own errors name an offset in the compressed file.
  *
