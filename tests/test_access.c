@@ -34,18 +34,6 @@
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define PAGE 4096u
 
-/* data compressed as one zstd frame (malloc'd). */
-static unsigned char *zstd_of(const void *data, size_t len, size_t *zlen)
-{
-    size_t cap = ZSTD_compressBound(len);
-    unsigned char *z = malloc(cap);
-
-    assert_non_null(z);
-    *zlen = ZSTD_compress(z, cap, data, len, 3);
-    assert_false(ZSTD_isError(*zlen));
-    return z;
-}
-
 /* ------------------------------------------------------------- reading */
 
 /* Everything a read gives: requests, and the resident sample of each
@@ -321,7 +309,7 @@ static void b_header(struct bytes *x, const char *fields)
 static void read_bytes(const struct bytes *x, struct read *r)
 {
     size_t zlen;
-    unsigned char *z = zstd_of(x->b, x->n, &zlen);
+    unsigned char *z = zt_zstd(x->b, x->n, &zlen);
 
     read_path(zt_write_tmp("hand.zca", z, zlen), "access", r);
     free(z);
@@ -563,7 +551,7 @@ static void test_every_truncation_of_a_stream_fails(void **state)
         size_t n = form ? rawlen : zlen;
         for (size_t k = 1; k < n; k++) {
             size_t clen;
-            unsigned char *c = form ? zstd_of(b, k, &clen) : NULL;
+            unsigned char *c = form ? zt_zstd(b, k, &clen) : NULL;
             zt_write_tmp("cut.zca", form ? c : b, form ? clen : k);
             free(c);
             read_path(cut, "access", &r);
@@ -893,7 +881,7 @@ static void test_zstd_compressed_traces_read_as_the_plain_ones(void **state)
     assert_int_equal(plain.n, 3);
 
     /* one frame, sniffed and forced */
-    z1 = zstd_of(blkparse_text, len, &n1);
+    z1 = zt_zstd(blkparse_text, len, &n1);
     read_path(zt_write_tmp("p.blkparse.zst", z1, n1), NULL, &r);
     if (r.rc)
         fail_msg("%s", r.msg);
@@ -906,8 +894,8 @@ static void test_zstd_compressed_traces_read_as_the_plain_ones(void **state)
     free(z1);
 
     /* two frames, cut mid-line: one stream */
-    z1 = zstd_of(blkparse_text, half, &n1);
-    z2 = zstd_of(blkparse_text + half, len - half, &n2);
+    z1 = zt_zstd(blkparse_text, half, &n1);
+    z2 = zt_zstd(blkparse_text + half, len - half, &n2);
     memcpy(cat, z1, n1);
     memcpy(cat + n1, z2, n2);
     read_path(zt_write_tmp("two.zst", cat, n1 + n2), NULL, &r);
@@ -932,7 +920,7 @@ static void test_zstd_compressed_traces_read_as_the_plain_ones(void **state)
     /* compressed twice: said so, sniffed or forced */
     {
         size_t n3;
-        unsigned char *z3 = zstd_of(cat, n1 + n2, &n3);
+        unsigned char *z3 = zt_zstd(cat, n1 + n2, &n3);
         const char *twice = zt_write_tmp("twice.zst", z3, n3);
         read_path(twice, NULL, &r);
         assert_fails(&r, "twice.zst: compressed twice");
@@ -958,14 +946,14 @@ static void test_zstd_compressed_traces_read_as_the_plain_ones(void **state)
     free(z2);
 
     /* a binary block list: the entry check is of the decompressed size */
-    z1 = zstd_of(pages, sizeof(pages), &n1);
+    z1 = zt_zstd(pages, sizeof(pages), &n1);
     read_path(zt_write_tmp("l.u32.zst", z1, n1), "blocklist-u32", &r);
     assert_int_equal(r.rc, 0);
     assert_int_equal(r.n, 5);
     assert_int_equal(r.req[4].offset, 5 * PAGE);
     read_free(&r);
     free(z1);
-    z1 = zstd_of(pages, sizeof(pages) - 1, &n1);
+    z1 = zt_zstd(pages, sizeof(pages) - 1, &n1);
     read_path(zt_write_tmp("l2.u32.zst", z1, n1), "blocklist-u32", &r);
     assert_fails(&r, "decompressed size 19 bytes is not a multiple");
     read_free(&r);
@@ -975,14 +963,14 @@ static void test_zstd_compressed_traces_read_as_the_plain_ones(void **state)
     {
         static const char acc[] = "zca-text 1\nmeta page_size 4096\n"
                                   "1 r 8:1 5 0\nend\n";
-        z1 = zstd_of(acc, strlen(acc), &n1);
+        z1 = zt_zstd(acc, strlen(acc), &n1);
         read_path(zt_write_tmp("a.txt.zst", z1, n1), NULL, &r);
         assert_string_equal(r.format, "access-text");
         assert_int_equal(r.rc, 0);
         assert_int_equal(r.n, 1);
         read_free(&r);
         free(z1);
-        z1 = zstd_of("", 0, &n1);
+        z1 = zt_zstd("", 0, &n1);
         read_path(zt_write_tmp("e.zst", z1, n1), NULL, &r);
         assert_int_equal(r.open_rc, -ZC_EFORMAT); /* empty: no format */
         read_free(&r);
