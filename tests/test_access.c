@@ -34,18 +34,6 @@
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define PAGE 4096u
 
-/* data compressed as one zstd frame (malloc'd). */
-static unsigned char *zstd_of(const void *data, size_t len, size_t *zlen)
-{
-    size_t cap = ZSTD_compressBound(len);
-    unsigned char *z = malloc(cap);
-
-    assert_non_null(z);
-    *zlen = ZSTD_compress(z, cap, data, len, 3);
-    assert_false(ZSTD_isError(*zlen));
-    return z;
-}
-
 /* ------------------------------------------------------------- reading */
 
 /* Everything a read gives: requests, and the resident sample of each
@@ -317,9 +305,14 @@ static void b_header(struct bytes *x, const char *fields)
 #define HDR "page_size=4096\n"
 #define HLEN (16 + 15 + 4) /* the offset of the first record */
 
+/* x as a stream: zstd-compressed, as the reader takes it. */
 static void read_bytes(const struct bytes *x, struct read *r)
 {
-    read_path(zt_write_tmp("hand.zca", x->b, x->n), "access", r);
+    size_t zlen;
+    unsigned char *z = zt_zstd(x->b, x->n, &zlen);
+
+    read_path(zt_write_tmp("hand.zca", z, zlen), "access", r);
+    free(z);
 }
 
 static void expect_bytes_fail(const struct bytes *x, uint64_t offset,
@@ -449,6 +442,60 @@ static void test_binary_format_errors_name_the_offset(void **state)
     assert_int_equal(r.rc, -ZC_EFORMAT);
     read_free(&r);
 
+    /* a record's count: at most 2^20 pages */
+    b_header(&x, HDR);
+    b_op(&x, 0x01, 5, U(1), U(1), U(5), U(0), U(1) << 20);
+    b_op(&x, 0x7E, 1, U(1));
+    read_bytes(&x, &r);
+    assert_int_equal(r.rc, 0);
+    assert_int_equal(r.req[0].length, (U(1) << 20) * PAGE);
+    read_free(&r);
+    b_header(&x, HDR);
+    b_op(&x, 0x01, 5, U(1), U(1), U(5), U(7), (U(1) << 20) + 1);
+    b_op(&x, 0x7E, 1, U(1));
+    expect_bytes_fail(&x, HLEN, "count past the cap of 2^20 pages");
+    b_header(&x, HDR);
+    b_op(&x, 0x01, 5, U(1), U(1), U(5), U(0), U(1) << 40);
+    b_op(&x, 0x7E, 1, U(1));
+    expect_bytes_fail(&x, HLEN, "count past the cap");
+
+    /* the bytes' end, (index + count) * page_size, is below 2^64 */
+    b_header(&x, HDR);
+    b_op(&x, 0x01, 5, U(1), U(1), U(5), (U(1) << 52) - 2, U(1));
+    b_op(&x, 0x7E, 1, U(1));
+    read_bytes(&x, &r);
+    assert_int_equal(r.rc, 0);
+    assert_int_equal(r.req[0].offset, UINT64_MAX - 2 * PAGE + 1);
+    read_free(&r);
+    b_header(&x, HDR);
+    b_op(&x, 0x01, 5, U(1), U(1), U(5), (U(1) << 52) - 1, U(1));
+    b_op(&x, 0x7E, 1, U(1));
+    expect_bytes_fail(&x, HLEN, "past the largest byte offset");
+
+    /* a newer minor version is refused, the reader's own is read */
+    b_header(&x, HDR);
+    b_op(&x, 0x7E, 1, U(0));
+    x.b[10] = 9;
+    expect_bytes_fail(&x, 10, "written by a newer libzcache (version 1.9)");
+    x.b[10] = 0;
+    read_bytes(&x, &r);
+    assert_int_equal(r.rc, 0);
+    read_free(&r);
+
+    /* the same bytes not compressed: nothing guards the records */
+    b_header(&x, HDR);
+    b_op(&x, 0x7E, 1, U(0));
+    read_bytes(&x, &r);
+    assert_int_equal(r.rc, 0);
+    read_free(&r);
+    read_path(zt_write_tmp("plain.zca", x.b, x.n), "access", &r);
+    assert_fails(&r, "plain.zca: an access stream's binary form must be "
+                     "zstd-compressed (its checksum guards the records)");
+    read_free(&r);
+    read_path(zt_write_tmp("plain.zca", x.b, x.n), NULL, &r);
+    assert_fails(&r, "must be zstd-compressed");
+    read_free(&r);
+
     /* an empty file is a stream of no records */
     read_path(zt_write_tmp("empty.zca", "", 0), "access", &r);
     assert_int_equal(r.rc, 0);
@@ -493,7 +540,8 @@ static void test_every_truncation_of_a_stream_fails(void **state)
     if (whole.rc)
         fail_msg("%s", whole.msg);
     assert_int_equal(whole.n, 12);
-    /* the compressed file, and the bytes inside it */
+    /* the compressed file, and the bytes inside it (each cut of those
+     * compressed again, whole frames: the cut is in the records) */
     rawlen = ZSTD_getFrameContentSize(z, zlen);
     assert_true(rawlen < 4096);
     raw = malloc(rawlen);
@@ -502,7 +550,10 @@ static void test_every_truncation_of_a_stream_fails(void **state)
         const unsigned char *b = form ? raw : z;
         size_t n = form ? rawlen : zlen;
         for (size_t k = 1; k < n; k++) {
-            zt_write_tmp("cut.zca", b, k);
+            size_t clen;
+            unsigned char *c = form ? zt_zstd(b, k, &clen) : NULL;
+            zt_write_tmp("cut.zca", form ? c : b, form ? clen : k);
+            free(c);
             read_path(cut, "access", &r);
             if (r.rc != -ZC_EFORMAT)
                 fail_msg("a cut at %zu of %zu (%s) read %zu requests, %d", k, n,
@@ -570,7 +621,7 @@ static void test_text_errors_name_the_line(void **state)
         const char *text;
         const char *what; /* ":LINE: what" */
     } cases[] = {
-        {"zca-text 2\n", ":1: expected \"zca-text 1\""},
+        {"zca-txt 1\n", ":1: expected \"zca-text 1\""},
         {"zca-text 1\nmeta pack x\nend\n", ":2: no \"meta page_size\""},
         {"zca-text 1\nmeta page_size 4000\nend\n", ":2: page_size is not"},
         {"zca-text 1\nmeta page_size 4096\nmeta page_size 4096\n",
@@ -604,6 +655,13 @@ static void test_text_errors_name_the_line(void **state)
          ":3: expected \"TIME resident"},
         {"zca-text 1\nmeta page_size 4096\nend\n1 r 8:1 5 0\n",
          ":4: data after \"end\""},
+        {"zca-text 1\nmeta page_size 4096\n1 r 8:1 5 0 1048577\nend\n",
+         ":3: count past the cap of 2^20 pages"},
+        {"zca-text 2\nmeta page_size 4096\nend\n",
+         ":1: unsupported access-stream text version 2"},
+        {"zca-text 1.1 \nmeta page_size 4096\nend\n",
+         ":1: unsupported access-stream text version 1.1"},
+        {"zca-text\nmeta page_size 4096\nend\n", ":1: expected \"zca-text 1"},
     };
     struct read r;
     char what[128];
@@ -637,6 +695,9 @@ static void test_text_form_details(void **state)
     struct read r;
 
     (void)state;
+    read_path(zt_write_tmp("v2.txt", "zca-text 2\n", 11), NULL, &r);
+    assert_fails(&r, "v2.txt:1: unsupported access-stream text version 2");
+    read_free(&r);
     read_path(zt_write_tmp("hand.txt", text, strlen(text)), NULL, &r);
     assert_int_equal(r.rc, 0);
     assert_string_equal(r.format, "access-text");
@@ -730,6 +791,8 @@ static void test_writer_rejects_bad_requests(void **state)
           .offset = UINT64_MAX / PAGE * PAGE,
           .length = 2 * PAGE},
          "below 2^64"},
+        {{.time_ns = 5, .ino = 1, .length = (U(1) << 20) * PAGE + PAGE},
+         "past the cap of 2^20 pages"},
         {{.time_ns = 5, .ino = 1, .length = PAGE, .flags = 2}, "flags"},
         {{.time_ns = 5,
           .ino = 1,
@@ -818,7 +881,7 @@ static void test_zstd_compressed_traces_read_as_the_plain_ones(void **state)
     assert_int_equal(plain.n, 3);
 
     /* one frame, sniffed and forced */
-    z1 = zstd_of(blkparse_text, len, &n1);
+    z1 = zt_zstd(blkparse_text, len, &n1);
     read_path(zt_write_tmp("p.blkparse.zst", z1, n1), NULL, &r);
     if (r.rc)
         fail_msg("%s", r.msg);
@@ -831,13 +894,42 @@ static void test_zstd_compressed_traces_read_as_the_plain_ones(void **state)
     free(z1);
 
     /* two frames, cut mid-line: one stream */
-    z1 = zstd_of(blkparse_text, half, &n1);
-    z2 = zstd_of(blkparse_text + half, len - half, &n2);
+    z1 = zt_zstd(blkparse_text, half, &n1);
+    z2 = zt_zstd(blkparse_text + half, len - half, &n2);
     memcpy(cat, z1, n1);
     memcpy(cat + n1, z2, n2);
     read_path(zt_write_tmp("two.zst", cat, n1 + n2), NULL, &r);
     assert_same_requests(&plain, &r);
     read_free(&r);
+
+    /* a skippable frame first: still zstd */
+    memcpy(cat,
+           "\x5a\x2a\x4d\x18\x03\x00\x00\x00"
+           "abc",
+           11);
+    memcpy(cat + 11, z1, n1);
+    memcpy(cat + 11 + n1, z2, n2);
+    read_path(zt_write_tmp("skip.zst", cat, 11 + n1 + n2), NULL, &r);
+    if (r.rc)
+        fail_msg("%s", r.msg);
+    assert_same_requests(&plain, &r);
+    read_free(&r);
+    memcpy(cat, z1, n1);
+    memcpy(cat + n1, z2, n2);
+
+    /* compressed twice: said so, sniffed or forced */
+    {
+        size_t n3;
+        unsigned char *z3 = zt_zstd(cat, n1 + n2, &n3);
+        const char *twice = zt_write_tmp("twice.zst", z3, n3);
+        read_path(twice, NULL, &r);
+        assert_fails(&r, "twice.zst: compressed twice");
+        read_free(&r);
+        read_path(twice, "blkparse", &r);
+        assert_fails(&r, "twice.zst: compressed twice");
+        read_free(&r);
+        free(z3);
+    }
 
     /* a truncated frame, a corrupt one, garbage after a frame */
     read_path(zt_write_tmp("cut.zst", cat, n1 + n2 - 3), "blkparse", &r);
@@ -854,14 +946,14 @@ static void test_zstd_compressed_traces_read_as_the_plain_ones(void **state)
     free(z2);
 
     /* a binary block list: the entry check is of the decompressed size */
-    z1 = zstd_of(pages, sizeof(pages), &n1);
+    z1 = zt_zstd(pages, sizeof(pages), &n1);
     read_path(zt_write_tmp("l.u32.zst", z1, n1), "blocklist-u32", &r);
     assert_int_equal(r.rc, 0);
     assert_int_equal(r.n, 5);
     assert_int_equal(r.req[4].offset, 5 * PAGE);
     read_free(&r);
     free(z1);
-    z1 = zstd_of(pages, sizeof(pages) - 1, &n1);
+    z1 = zt_zstd(pages, sizeof(pages) - 1, &n1);
     read_path(zt_write_tmp("l2.u32.zst", z1, n1), "blocklist-u32", &r);
     assert_fails(&r, "decompressed size 19 bytes is not a multiple");
     read_free(&r);
@@ -871,14 +963,14 @@ static void test_zstd_compressed_traces_read_as_the_plain_ones(void **state)
     {
         static const char acc[] = "zca-text 1\nmeta page_size 4096\n"
                                   "1 r 8:1 5 0\nend\n";
-        z1 = zstd_of(acc, strlen(acc), &n1);
+        z1 = zt_zstd(acc, strlen(acc), &n1);
         read_path(zt_write_tmp("a.txt.zst", z1, n1), NULL, &r);
         assert_string_equal(r.format, "access-text");
         assert_int_equal(r.rc, 0);
         assert_int_equal(r.n, 1);
         read_free(&r);
         free(z1);
-        z1 = zstd_of("", 0, &n1);
+        z1 = zt_zstd("", 0, &n1);
         read_path(zt_write_tmp("e.zst", z1, n1), NULL, &r);
         assert_int_equal(r.open_rc, -ZC_EFORMAT); /* empty: no format */
         read_free(&r);

@@ -1018,6 +1018,62 @@ static void test_text_files_are_read_one_after_the_other(void **state)
     assert_message(r.msg, paths[1], ":2: ");
 }
 
+static void test_every_file_of_a_sniffed_trace_is_one_format(void **state)
+{
+    static const char blk[] =
+        "  8,16   5  1  0.000000000 18615  Q   R 1 + 8 [x]\n";
+    const char *paths[3];
+    struct result r;
+    size_t zlen;
+    unsigned char *z;
+
+    (void)state;
+    paths[0] = write_text("one.blkparse", blk);
+    paths[1] = write_text("two.trace", "3 0 3 1 0\n");
+    assert_open_fails(paths, 2, NULL, -ZC_EFORMAT, paths[1],
+                      ": a disksim trace, but ");
+    assert_open_fails(paths, 2, "auto", -ZC_EFORMAT, paths[1], ": a disksim");
+    {
+        char err[512];
+        zc_trace *t;
+        assert_int_equal(zc_trace_open(paths, 2, NULL, &t, err, sizeof(err)),
+                         -ZC_EFORMAT);
+        assert_non_null(strstr(err, "one.blkparse is a blkparse trace: one "
+                                    "trace, one format"));
+    }
+    /* unrecognised bytes after a block trace */
+    paths[1] = zt_write_tmp("bin",
+                            "\x7f"
+                            "ELF\x02\x01\x01\0\0\0",
+                            10);
+    assert_open_fails(paths, 2, NULL, -ZC_EFORMAT, paths[1],
+                      ": not a trace format this library recognises, but ");
+    /* a forced format reads what it is told */
+    read_paths(paths, 2, "blkparse", 0, &r);
+    assert_int_equal(r.rc, 0);
+    assert_int_equal(r.n, 1);
+
+    /* the same format, compressed or empty, is one trace */
+    z = zt_zstd(blk, strlen(blk), &zlen);
+    paths[1] = zt_write_tmp("two.blkparse.zst", z, zlen);
+    free(z);
+    paths[2] = zt_write_tmp("three.blkparse", "", 0);
+    read_paths(paths, 3, NULL, 0, &r);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(r.format, "blkparse");
+    assert_int_equal(r.n, 2);
+
+    /* a merge: per-CPU parts sniff alike, anything else is refused */
+    paths[0] = write_blktrace("m.blktrace.0", blktrace_sample, 1, false);
+    paths[1] = write_blktrace("m.blktrace.1", blktrace_sample, 1, true);
+    read_paths(paths, 2, NULL, 0, &r);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(r.format, "blktrace");
+    paths[1] = write_text("m.blkparse", blk);
+    assert_open_fails(paths, 2, NULL, -ZC_EFORMAT, paths[1],
+                      ": a blkparse trace, but ");
+}
+
 static void test_sniffing_recognises_each_text_and_binary_format(void **state)
 {
     static const struct {
@@ -1250,6 +1306,7 @@ int main(void)
         cmocka_unit_test(test_empty_file_cannot_be_sniffed),
         cmocka_unit_test(test_directory_or_missing_file_is_an_io_error),
         cmocka_unit_test(test_text_files_are_read_one_after_the_other),
+        cmocka_unit_test(test_every_file_of_a_sniffed_trace_is_one_format),
         cmocka_unit_test(test_sniffing_recognises_each_text_and_binary_format),
         cmocka_unit_test(test_unrecognised_content_lists_the_formats),
         cmocka_unit_test(test_format_names_are_listed_with_docs),

@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 #include <lzo/lzo1x.h>
+#include <zstd.h>
 
 #ifndef ZC_SOURCE_DIR
 #define ZC_SOURCE_DIR "."
@@ -424,6 +425,17 @@ const char *zt_write_tmp(const char *name, const void *data, size_t len)
 
     zt_write_file(path, data, len);
     return path;
+}
+
+unsigned char *zt_zstd(const void *data, size_t len, size_t *zlen)
+{
+    size_t cap = ZSTD_compressBound(len);
+    unsigned char *z = malloc(cap);
+
+    assert_non_null(z);
+    *zlen = ZSTD_compress(z, cap, data, len, 3);
+    assert_false(ZSTD_isError(*zlen));
+    return z;
 }
 
 unsigned char *zt_read_file(const char *path, size_t *len)

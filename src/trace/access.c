@@ -11,14 +11,18 @@
  * request the table holds the samples recorded before it (after the end:
  * all of them).  Time is the running sum of the records' dt.
  *
- * Every byte is checked: the header's Adler-32 (zstd's checksum covers
- * the records of a compressed stream), varints may not run past 64 bits,
- * dev must fit 32 bits, ino and count may not be 0, pages and bytes may
- * not run past 2^64, nor the clock.  A stream that ends without its end
- * record, or has bytes after it, or whose end record counts other than
- * the records read, is an error: a truncated stream never passes for a
- * short one.  Messages are "FILE: offset N: what", N the offset of the
- * record (of the decompressed bytes).
+ * Every byte is checked: the header's Adler-32, and the records by zstd's
+ * content checksum (the writer's frames carry one).  A binary stream that did
+ * not come through zstd (say, after "zstd -d") is refused: nothing would guard
+ * its records against a flipped bit (fuzzing builds, which skip checksums, take
+ * it so that mutations reach the parser).  Varints may not run past 64 bits,
+ * dev must fit 32 bits, ino and count may not be 0, count may not pass
+ * ZCA_COUNT_MAX (a record costs time linear in its count downstream),
+ * pages and bytes may not run past 2^64, nor the clock.  A stream that ends
+ * without its end record, or has bytes after it, or whose end record counts
+ * other than the records read, is an error: a truncated stream never passes for
+ * a short one.  Messages are "FILE: offset N: what", N the offset of the record
+ * (of the decompressed bytes).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -59,6 +63,8 @@ const char *zc__access_request(const struct zc__tfile *f, uint64_t dev,
         return "inode 0 (accesses are to files' pages)";
     if (count == 0)
         return "count 0";
+    if (count > ZCA_COUNT_MAX)
+        return "count past the cap of 2^20 pages per record";
     if (count - 1 > UINT64_MAX - index)
         return "index + count is past 2^64";
     if (!zc__byte_span(index, f->page_size, count, f->page_size, &req->offset,
@@ -116,6 +122,10 @@ static int access_begin(struct zc__tfile *f)
     p = f->buf + f->pos;
     if (avail < 8 || memcmp(p, ZCA_MAGIC, 8) != 0)
         return zc__tf_fail_at(f, 0, "not an access stream (bad magic)");
+    if (ZC__CHECKSUMS && !f->zstd)
+        return zc__tf_fail(f, "an access stream's binary form must be "
+                              "zstd-compressed (its checksum guards the "
+                              "records)");
     if (avail < ZCA_FIXED)
         return zc__tf_fail_at(f, 0, "truncated header");
     if ((p[8] | p[9] << 8) != ZCA_MAJOR)
@@ -124,6 +134,12 @@ static int access_begin(struct zc__tfile *f)
                               "version %d",
                               (unsigned)(p[8] | p[9] << 8),
                               (unsigned)(p[10] | p[11] << 8), ZCA_MAJOR);
+    if ((p[10] | p[11] << 8) > ZCA_MINOR)
+        return zc__tf_fail_at(f, 10,
+                              "written by a newer libzcache (version %d.%u); "
+                              "this library reads up to version %d.%d",
+                              ZCA_MAJOR, (unsigned)(p[10] | p[11] << 8),
+                              ZCA_MAJOR, ZCA_MINOR);
     n = zc__get_le32(p + 12);
     if (n == 0 || n > ZCA_HEADER_MAX)
         return zc__tf_fail_at(f, 12, "header length %u out of range (1..%d)",

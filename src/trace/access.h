@@ -8,8 +8,9 @@
  *
  * The binary form, version 1.0, is a zstd stream (the writer always
  * compresses it, with zstd's content checksum; reader.c decompresses any
- * trace file, so the reader sees the bytes below).  Integers in the header
- * are little-endian:
+ * trace file, so the reader sees the bytes below).  A binary stream that
+ * was not compressed is refused: the checksum is what guards its records.
+ * Integers in the header are little-endian:
  *
  *   header   8 bytes magic 89 'Z' 'C' 'A' 0D 0A 1A 0A, u16 major = 1, u16
  *            minor = 0, u32 N (1 .. ZCA_HEADER_MAX), N bytes of
@@ -24,13 +25,21 @@
  *              7E end          the number of records (01..04) before it
  *            dt: nanoseconds since the previous record's time (the first
  *            record's: since 0); dev: the file system's s_dev (below 2^32);
- *            ino != 0; count >= 1, index + count <= 2^64 and the bytes
- *            (index * page_size, count * page_size) below 2^64.  Nothing
+ *            ino != 0; count in 1 .. ZCA_COUNT_MAX (2^20 pages: 4 GiB of
+ *            4 KiB pages, more than one read(2) moves; a bigger count is a
+ *            format error, and the writer refuses it); the end of the
+ *            bytes, (index + count) * page_size, at most 2^64 - 1, so that
+ *            offset + length of the request is a 64-bit number.  Nothing
  *            may follow the end record; a stream without it is an error.
+ *
+ * The minor version grows when fields or records are added that a reader
+ * of an older minor may not skip: a reader takes minor <= ZCA_MINOR and
+ * refuses a newer one ("written by a newer libzcache").
  *
  * Sizes measured on a synthetic stream are in the writer's essay.
  *
- * The text form: a first line "zca-text 1", header lines "meta KEY VALUE"
+ * The text form: a first line "zca-text 1" (another version is refused as
+ * unsupported, not as an unknown format), header lines "meta KEY VALUE"
  * (VALUE: the rest of the line), then one record per line
  *     TIME r|w|m DEV INO INDEX [COUNT]     (COUNT: 1 if absent)
  *     TIME resident DEV PAGES
@@ -52,6 +61,7 @@
 
 #define ZCA_MAGIC "\x89ZCA\r\n\x1a\n"
 #define ZCA_TEXT_MAGIC "zca-text 1"
+#define ZCA_TEXT_WORD "zca-text" /* the first word, before the version */
 
 enum {
     ZCA_MAJOR = 1,
@@ -60,6 +70,7 @@ enum {
     ZCA_HEADER_MAX = 1 << 16,
     ZCA_REC_MAX = 1 + 5 * ZC__VARINT_MAX, /* an opcode and five varints */
     ZCA_LEVEL_DEFAULT = 19,
+    ZCA_COUNT_MAX = 1 << 20, /* pages of one record, at most */
 };
 
 enum {

@@ -10,6 +10,8 @@
  *     0.000003000 m 8388625 12 7
  *     end
  *
+ * Any first line "zca-text VERSION" sniffs as this format, so that a
+ * version other than 1 is refused as unsupported rather than unknown.
  * begin() reads the first line and the meta lines (so that zc_trace_meta()
  * answers once the trace is open), and puts back the first line that is
  * not one.  Then a line per record; resident samples go to the trace's
@@ -102,8 +104,17 @@ static int text_begin(struct zc__tfile *f)
     }
     while (end > p && zc__is_space(end[-1]))
         end--;
-    if (!is_word(p, (size_t)(end - p), ZCA_TEXT_MAGIC))
-        return zc__tf_fail_line(f, "expected \"" ZCA_TEXT_MAGIC "\"");
+    if (!is_word(p, (size_t)(end - p), ZCA_TEXT_MAGIC)) {
+        const char *v = p, *w;
+        size_t vlen = word(&v, end, &w);
+        if (!is_word(w, vlen, ZCA_TEXT_WORD) || v == end)
+            return zc__tf_fail_line(f, "expected \"" ZCA_TEXT_MAGIC "\"");
+        vlen = (size_t)(end - v);
+        return zc__tf_fail_line(f,
+                                "unsupported access-stream text version %.*s "
+                                "(this library reads \"" ZCA_TEXT_MAGIC "\")",
+                                (int)(vlen > 32 ? 32 : vlen), v);
+    }
     for (;;) {
         const char *key, *why;
         size_t klen;
@@ -219,16 +230,17 @@ static int text_next(struct zc__tfile *f, zc_request *req)
     }
 }
 
+/* "zca-text VERSION", any version: begin() says if it is not ours. */
 static bool text_sniff(const unsigned char *head, size_t len, bool at_eof)
 {
-    const char *line;
-    size_t llen;
+    const char *line, *p, *w;
+    size_t llen, wlen;
 
     if (!zc__sniff_first_line(head, len, at_eof, &line, &llen))
         return false;
-    while (llen && zc__is_space(line[llen - 1]))
-        llen--;
-    return is_word(line, llen, ZCA_TEXT_MAGIC);
+    p = line;
+    wlen = word(&p, line + llen, &w);
+    return is_word(w, wlen, ZCA_TEXT_WORD) && p < line + llen;
 }
 
 const struct zc__trace_format zc__trace_access_text = {

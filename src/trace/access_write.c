@@ -9,9 +9,10 @@
  * covers every byte.  The text form is written line by line with stdio.
  *
  * Requests are checked before anything is written (ino != 0, whole pages,
- * a known flag, mapped only for reads, the time never going back), and a
- * bad one is a sticky -ZC_EINVAL: a stream whose writer failed must be
- * treated as incomplete, and close returns the first error.
+ * at most ZCA_COUNT_MAX of them, a known flag, mapped only for reads, the
+ * time never going back), and a bad one is a sticky -ZC_EINVAL: a stream
+ * whose writer failed must be treated as incomplete, and close returns the
+ * first error.
  *
  * On size: a synthetic stream of 1M accesses (64 files, 70% sequential
  * one-page reads, 20% random multi-page reads, 10% writes, a resident
@@ -315,6 +316,11 @@ int zc_access_write(zc_access_writer *w, const zc_request *req)
                      "request at %" PRIu64 " of %" PRIu64
                      " bytes is not whole pages of %" PRIu64 " below 2^64",
                      req->offset, req->length, ps);
+    if (req->length / ps > ZCA_COUNT_MAX)
+        return wfail(w, -ZC_EINVAL,
+                     "request of %" PRIu64 " pages, past the cap of 2^20 "
+                     "pages per record",
+                     req->length / ps);
     if (req->flags & ~ZC_REQ_MAPPED)
         return wfail(w, -ZC_EINVAL, "unknown request flags 0x%" PRIx32,
                      req->flags);

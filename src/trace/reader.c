@@ -7,16 +7,23 @@
  * format is one line here and one file in src/trace/).  "auto" (or a NULL
  * format) sniffs the first 64 KiB of the first file with every format that
  * has a sniffer, in the order of formats[]; binary block lists have none
- * and must be forced.  An empty first file cannot be sniffed: with "auto"
- * it is -ZC_EFORMAT, with a forced format it is a trace of no requests.
+ * and must be forced.  Every later file is sniffed too and must come out
+ * the same format as the first (one trace, one format: a block trace
+ * followed by an access stream is an error, not a block trace whose
+ * reader skips the stream's lines); an empty later file passes, as an
+ * idle CPU's part of a blktrace capture.  An empty first file cannot be
+ * sniffed: with "auto" it is -ZC_EFORMAT, with a forced format it is a trace of
+ * no requests.
  *
  * Files are read with read(2) into one large buffer, and formats parse
- * lines and records in place (see reader.h).  A file that begins with the
- * zstd frame magic is decompressed on the fly into that buffer
- * (ZSTD_decompressStream; concatenated frames are one stream, as zstd -c a
- * b > c makes them), so every format reads NAME.zst as it reads NAME, and
- * sniffing sees the decompressed bytes.  A compressed file ends well only
- * at the end of a frame: a truncated or corrupt frame is -ZC_EFORMAT
+ * lines and records in place (see reader.h).  A file that begins with a
+ * zstd frame (a data frame's magic or a skippable frame's) is decompressed
+ * on the fly into that buffer (ZSTD_decompressStream; concatenated frames
+ * are one stream, as zstd -c a b > c makes them), so every format reads
+ * NAME.zst as it reads NAME, and sniffing sees the decompressed bytes.
+ * Decompressed bytes that begin with a zstd frame again are refused as
+ * "compressed twice" (one layer is undone, never two).  A compressed file ends
+ * well only at the end of a frame: a truncated or corrupt frame is -ZC_EFORMAT
  * naming the frame's offset in the compressed file, and a binary array's
  * entry-size check applies to the decompressed length when the end is
  * reached.  Text formats and block lists
@@ -70,6 +77,15 @@ enum {
 
 static const unsigned char zstd_magic[4] = {0x28, 0xb5, 0x2f, 0xfd};
 
+/* Whether m[4] begins a zstd frame: the data frame's magic, or a skippable
+ * frame's (0x184D2A50..0x184D2A5F, little-endian). */
+static bool zstd_frame_at(const unsigned char *m)
+{
+    return memcmp(m, zstd_magic, sizeof(zstd_magic)) == 0 ||
+           ((m[0] & 0xf0) == 0x50 && m[1] == 0x2a && m[2] == 0x4d &&
+            m[3] == 0x18);
+}
+
 struct zc_trace {
     const struct zc__trace_format *fmt;
     size_t page_size;
@@ -77,6 +93,7 @@ struct zc_trace {
     char **paths;
     struct zc__tfile *files;
     unsigned char *seqbuf; /* files[0]'s buffer; all files' if not merge */
+    bool sniffed; /* fmt is files[0]'s, sniffed: the others must match */
     bool merge;
     size_t cur;   /* not merge: the file being read */
     bool primed;  /* merge: every file has read one request ahead */
@@ -150,6 +167,18 @@ int zc__tf_fail_line(struct zc__tfile *f, const char *fmt, ...)
     va_end(ap);
     snprintf(f->err, f->errlen, "%s:%llu: %s", f->path,
              (unsigned long long)f->line, what);
+    return -ZC_EFORMAT;
+}
+
+int zc__tf_fail(struct zc__tfile *f, const char *fmt, ...)
+{
+    char what[ERR_LEN];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    snprintf(f->err, f->errlen, "%s: %s", f->path, what);
     return -ZC_EFORMAT;
 }
 
@@ -446,14 +475,15 @@ static void tfile_close(struct zc__tfile *f)
 }
 
 /* Read the first bytes; if they are a zstd frame's, move them to the
- * compressed side and decompress from there on. */
+ * compressed side and decompress from there on.  Decompressed bytes that
+ * begin a zstd frame again are a file compressed twice: an error, or no
+ * format would recognise it. */
 static int detect_zstd(struct zc__tfile *f)
 {
     size_t avail;
     int rc = zc__tf_fill(f, sizeof(zstd_magic), &avail);
 
-    if (rc || avail < sizeof(zstd_magic) ||
-        memcmp(f->buf, zstd_magic, sizeof(zstd_magic)) != 0)
+    if (rc || avail < sizeof(zstd_magic) || !zstd_frame_at(f->buf))
         return rc;
     f->zin_cap = f->end > ZIN_BUF ? f->end : ZIN_BUF; /* the first read's */
     f->zstd = ZSTD_createDCtx();
@@ -467,7 +497,11 @@ static int detect_zstd(struct zc__tfile *f)
     f->zin_eof = f->eof;
     f->pos = f->end = 0;
     f->eof = false;
-    return 0;
+    rc = zc__tf_fill(f, sizeof(zstd_magic), &avail);
+    if (!rc && avail == sizeof(zstd_magic) && zstd_frame_at(f->buf))
+        rc = zc__tf_fail(f, "compressed twice (zstd data inside zstd data): "
+                            "decompress it once (zstd -d) first");
+    return rc;
 }
 
 /* Whether a regular file begins with the zstd magic, read without moving
@@ -476,12 +510,16 @@ static bool zstd_at_start(int fd)
 {
     unsigned char m[sizeof(zstd_magic)];
 
-    return pread(fd, m, sizeof(m), 0) == (ssize_t)sizeof(m) &&
-           memcmp(m, zstd_magic, sizeof(m)) == 0;
+    return pread(fd, m, sizeof(m), 0) == (ssize_t)sizeof(m) && zstd_frame_at(m);
 }
 
+static int same_format(zc_trace *t, struct zc__tfile *f);
+static int same_format_aside(zc_trace *t, struct zc__tfile *f);
+
 /* Open paths[i] reading into buf, checking it is a file the format can
- * take.  check_only: the file is closed again at once and reopened when
+ * take; a later file of a sniffed trace must sniff as the first (a regular
+ * file is sniffed aside when check_only, anything else when it is opened
+ * to be read).  check_only: the file is closed again at once and reopened when
  * its turn comes (buf is another file's: leave it alone). */
 static int tfile_open(zc_trace *t, size_t i, unsigned char *buf, size_t cap,
                       bool check_only)
@@ -532,6 +570,13 @@ static int tfile_open(zc_trace *t, size_t i, unsigned char *buf, size_t cap,
                        "%s entry",
                        t->paths[i], (unsigned long long)st.st_size,
                        t->fmt->entry_size, t->fmt->name);
+    }
+    if (t->sniffed && i > 0 && (!check_only || S_ISREG(st.st_mode))) {
+        rc = check_only ? same_format_aside(t, f) : same_format(t, f);
+        if (rc) {
+            tfile_close(f);
+            return rc;
+        }
     }
     return 0;
 }
@@ -593,6 +638,16 @@ static int set_paths(zc_trace *t, const char *const *paths, size_t npaths)
     return 0;
 }
 
+/* The first format whose sniffer takes head[len], or NULL. */
+static const struct zc__trace_format *sniff_format(const unsigned char *head,
+                                                   size_t len, bool at_eof)
+{
+    for (size_t i = 0; i < COUNT(formats); i++)
+        if (formats[i]->sniff && formats[i]->sniff(head, len, at_eof))
+            return formats[i];
+    return NULL;
+}
+
 /* Pick the format of files[0] from its first bytes. */
 static int sniff(zc_trace *t)
 {
@@ -603,17 +658,60 @@ static int sniff(zc_trace *t)
 
     if (rc)
         return rc;
-    for (size_t i = 0; i < COUNT(formats); i++)
-        if (formats[i]->sniff &&
-            formats[i]->sniff(f->buf + f->pos, avail, f->eof)) {
-            t->fmt = formats[i];
-            return 0;
-        }
+    t->fmt = sniff_format(f->buf + f->pos, avail, f->eof);
+    t->sniffed = true;
+    if (t->fmt)
+        return 0;
     return set_err(t, -ZC_EFORMAT, "%s: %s (formats: %s; --format forces one)",
                    f->path,
                    avail ? "not a trace format this library recognises"
                          : "empty file, its format cannot be told",
                    format_list(names, sizeof(names)));
+}
+
+/* A later file of a sniffed trace, opened: it sniffs as the first did (an
+ * empty one has no requests in any format). */
+static int same_format(zc_trace *t, struct zc__tfile *f)
+{
+    const struct zc__trace_format *fmt;
+    size_t avail;
+    int rc = zc__tf_fill(f, SNIFF_BYTES, &avail);
+
+    if (rc || avail == 0)
+        return rc;
+    fmt = sniff_format(f->buf + f->pos, avail, f->eof);
+    if (fmt == t->fmt)
+        return 0;
+    if (!fmt)
+        return set_err(t, -ZC_EFORMAT,
+                       "%s: not a trace format this library recognises, but "
+                       "%s is a %s trace: one trace, one format",
+                       f->path, t->paths[0], t->fmt->name);
+    return set_err(t, -ZC_EFORMAT,
+                   "%s: a %s trace, but %s is a %s trace: one trace, one "
+                   "format",
+                   f->path, fmt->name, t->paths[0], t->fmt->name);
+}
+
+/* same_format() of a file opened check_only, into a buffer of its own
+ * (buf is another file's); f->buf is buf again after it. */
+static int same_format_aside(zc_trace *t, struct zc__tfile *f)
+{
+    unsigned char *buf = f->buf, *tmp = malloc(SNIFF_BYTES);
+    size_t cap = f->cap;
+    int rc;
+
+    if (!tmp)
+        return set_err(t, -ZC_ENOMEM, "out of memory");
+    f->buf = tmp;
+    f->cap = SNIFF_BYTES;
+    rc = detect_zstd(f);
+    if (!rc)
+        rc = same_format(t, f);
+    free(tmp);
+    f->buf = buf;
+    f->cap = cap;
+    return rc;
 }
 
 /* Open and check every file; keep all open for a merge, else only the
@@ -655,8 +753,8 @@ static int open_files(zc_trace *t)
         }
         rc = tfile_open(t, i, buf, cap, !t->merge);
         if (rc) {
-            if (t->merge)
-                free(buf);
+            if (t->merge && t->files[i].buf != buf)
+                free(buf); /* else the file's: zc_trace_close() frees it */
             return rc;
         }
         if (!t->merge)

@@ -14,8 +14,9 @@
  * name.  Formats parse numbers by hand with the helpers below: no sscanf,
  * no locale, every overflow caught.
  *
- * A file that begins with the zstd frame magic (28 B5 2F FD) is read
- * through a decompressor, whatever the format: buf then holds decompressed
+ * A file that begins with the zstd frame magic (28 B5 2F FD) or a
+ * skippable frame's (5? 2A 4D 18) is read through a decompressor, whatever
+ * the format (once: zstd inside zstd is an error): buf then holds decompressed
  * bytes, and offsets, lines and the entry-size check are of those; only
  * the decompressor's own errors name an offset in the compressed file.
  *
@@ -108,6 +109,11 @@ int zc__tf_data_line(struct zc__tfile *f, const char **p, const char **end);
 /* Set the message "FILE:LINE: what" (current line) and return
  * -ZC_EFORMAT. */
 int zc__tf_fail_line(struct zc__tfile *f, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Set the message "FILE: what" (of the whole file) and return
+ * -ZC_EFORMAT. */
+int zc__tf_fail(struct zc__tfile *f, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* Set the message "FILE: offset N: what" and return -ZC_EFORMAT. */
