@@ -880,7 +880,7 @@ static void test_a_stream_needs_its_pack(void **state)
         static const unsigned char r2[] = {1, 0, 0x80, 0x20, 0x12, 2, 0x7E, 1};
         forge(p, 1, "page_size=4096\nwindow=2\npack=needs.zcp\n", r2,
               sizeof(r2));
-        expect_error(p, "pack content 2 beyond the pack's 2");
+        expect_error(p, "pack content 2 beyond the 2 of pack");
     }
     forge(p, 1, "page_size=8192\nwindow=2\npack=needs.zcp\n", r, 0);
     expect_error(p, "pages of 4096 bytes");

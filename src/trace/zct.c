@@ -465,8 +465,9 @@ static int content(struct zc_ops_reader *r, uint8_t code)
         if (id >= zc_pack_contents(r->pack))
             return zc__ops_fail(r, -ZC_EFORMAT,
                                 AT "pack content %" PRIu64
-                                   " beyond the pack's %" PRIu64,
-                                r->blk_off, at, id, zc_pack_contents(r->pack));
+                                   " beyond the %" PRIu64 " of pack %s",
+                                r->blk_off, at, id, zc_pack_contents(r->pack),
+                                zc_ops_meta(r, "pack"));
         rc = zc_pack_page(r->pack, id, slot);
         if (rc)
             return zc__ops_fail(r, rc, AT "pack content %" PRIu64 ": %s",
