@@ -134,7 +134,6 @@ static size_t blocks_in_use(void)
  * decompress (up to an error), else the file's own. */
 static void plain_measure(struct fuzz_file *f)
 {
-    static const uint8_t magic[4] = {0x28, 0xb5, 0x2f, 0xfd};
     static uint8_t out[64 << 10];
     ZSTD_DCtx *d;
     ZSTD_inBuffer in = {f->data, f->size, 0};
@@ -144,7 +143,7 @@ static void plain_measure(struct fuzz_file *f)
     for (size_t i = 0; i < f->size; i++)
         f->plain_lines += f->data[i] == '\n';
     f->plain_lines += f->size && f->data[f->size - 1] != '\n';
-    f->zstd = f->size >= 4 && memcmp(f->data, magic, 4) == 0;
+    f->zstd = fuzz_is_zstd(f->data, f->size);
     if (!f->zstd)
         return;
     d = ZSTD_createDCtx();
@@ -498,6 +497,9 @@ static void check_merge(const struct fuzz_reads *x)
 {
     const struct fuzz_run *a = &x->a, *b = &x->b, *m = &x->pair;
 
+    if (fuzz_zstd_refused(a) || fuzz_zstd_refused(b) ||
+        fuzz_zstd_refused(m))
+        return;
     FUZZ_CHECK(a->open_rc == 0 && b->open_rc == 0 && m->open_rc == 0);
     if (fuzz_complete(a) && fuzz_complete(b)) {
         if (!fuzz_complete(m) || m->count != a->count + b->count ||

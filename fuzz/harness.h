@@ -48,6 +48,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "zcache_trace.h"
 
@@ -84,6 +85,25 @@ struct fuzz_run {
     char format[32]; /* zc_trace_format() after the open */
     char msg[512];   /* the error message, or "" */
 };
+
+/* Whether bytes begin a zstd frame, or a skippable frame (the reader
+ * decompresses both). */
+static inline bool fuzz_is_zstd(const uint8_t *d, size_t n)
+{
+    return n >= 4 && ((d[0] == 0x28 && d[1] == 0xb5 && d[2] == 0x2f &&
+                       d[3] == 0xfd) ||
+                      ((d[0] & 0xf0) == 0x50 && d[1] == 0x2a && d[2] == 0x4d &&
+                       d[3] == 0x18));
+}
+
+/* Whether a run's open was refused for its zstd data: damaged, or zstd
+ * inside zstd (the reader decompresses the start of a file at the open to
+ * sniff it, so these refusals may come that early). */
+static inline bool fuzz_zstd_refused(const struct fuzz_run *r)
+{
+    return r->open_rc != 0 && (strstr(r->msg, "zstd") != NULL ||
+                               strstr(r->msg, "compressed twice") != NULL);
+}
 
 /* Whether a run read its files to the end without an error. */
 static inline bool fuzz_complete(const struct fuzz_run *r)

@@ -489,7 +489,7 @@ static void test_binary_format_errors_name_the_offset(void **state)
     assert_int_equal(r.rc, 0);
     read_free(&r);
     read_path(zt_write_tmp("plain.zca", x.b, x.n), "access", &r);
-    assert_fails(&r, "plain.zca: an access stream's binary form must be "
+    assert_fails(&r, "plain.zca: offset 0: an access stream's binary form must be "
                      "zstd-compressed (its checksum guards the records)");
     read_free(&r);
     read_path(zt_write_tmp("plain.zca", x.b, x.n), NULL, &r);
@@ -923,10 +923,10 @@ static void test_zstd_compressed_traces_read_as_the_plain_ones(void **state)
         unsigned char *z3 = zt_zstd(cat, n1 + n2, &n3);
         const char *twice = zt_write_tmp("twice.zst", z3, n3);
         read_path(twice, NULL, &r);
-        assert_fails(&r, "twice.zst: compressed twice");
+        assert_fails(&r, "twice.zst: offset 0: compressed twice");
         read_free(&r);
         read_path(twice, "blkparse", &r);
-        assert_fails(&r, "twice.zst: compressed twice");
+        assert_fails(&r, "twice.zst: offset 0: compressed twice");
         read_free(&r);
         free(z3);
     }

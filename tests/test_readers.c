@@ -1031,8 +1031,9 @@ static void test_every_file_of_a_sniffed_trace_is_one_format(void **state)
     paths[0] = write_text("one.blkparse", blk);
     paths[1] = write_text("two.trace", "3 0 3 1 0\n");
     assert_open_fails(paths, 2, NULL, -ZC_EFORMAT, paths[1],
-                      ": a disksim trace, but ");
-    assert_open_fails(paths, 2, "auto", -ZC_EFORMAT, paths[1], ": a disksim");
+                      ": offset 0: a disksim trace, but ");
+    assert_open_fails(paths, 2, "auto", -ZC_EFORMAT, paths[1],
+                      ": offset 0: a disksim");
     {
         char err[512];
         zc_trace *t;
@@ -1047,7 +1048,8 @@ static void test_every_file_of_a_sniffed_trace_is_one_format(void **state)
                             "ELF\x02\x01\x01\0\0\0",
                             10);
     assert_open_fails(paths, 2, NULL, -ZC_EFORMAT, paths[1],
-                      ": not a trace format this library recognises, but ");
+                      ": offset 0: not a trace format this library "
+                      "recognises, but ");
     /* a forced format reads what it is told */
     read_paths(paths, 2, "blkparse", 0, &r);
     assert_int_equal(r.rc, 0);
@@ -1071,7 +1073,7 @@ static void test_every_file_of_a_sniffed_trace_is_one_format(void **state)
     assert_string_equal(r.format, "blktrace");
     paths[1] = write_text("m.blkparse", blk);
     assert_open_fails(paths, 2, NULL, -ZC_EFORMAT, paths[1],
-                      ": a blkparse trace, but ");
+                      ": offset 0: a blkparse trace, but ");
 }
 
 static void test_sniffing_recognises_each_text_and_binary_format(void **state)

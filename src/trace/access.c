@@ -123,7 +123,8 @@ static int access_begin(struct zc__tfile *f)
     if (avail < 8 || memcmp(p, ZCA_MAGIC, 8) != 0)
         return zc__tf_fail_at(f, 0, "not an access stream (bad magic)");
     if (ZC__CHECKSUMS && !f->zstd)
-        return zc__tf_fail(f, "an access stream's binary form must be "
+        return zc__tf_fail_at(f, 0,
+                              "an access stream's binary form must be "
                               "zstd-compressed (its checksum guards the "
                               "records)");
     if (avail < ZCA_FIXED)

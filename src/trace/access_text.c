@@ -109,11 +109,20 @@ static int text_begin(struct zc__tfile *f)
         size_t vlen = word(&v, end, &w);
         if (!is_word(w, vlen, ZCA_TEXT_WORD) || v == end)
             return zc__tf_fail_line(f, "expected \"" ZCA_TEXT_MAGIC "\"");
-        vlen = (size_t)(end - v);
+        /* the version as written, when it is a printable word */
+        for (vlen = 0;
+             v + vlen < end && vlen <= 32 && (unsigned char)v[vlen] > 0x20 &&
+             (unsigned char)v[vlen] < 0x7f;
+             vlen++)
+            ;
+        if (v + vlen != end || vlen > 32)
+            return zc__tf_fail_line(
+                f, "unsupported access-stream text "
+                   "version (this library reads \"" ZCA_TEXT_MAGIC "\")");
         return zc__tf_fail_line(f,
                                 "unsupported access-stream text version %.*s "
                                 "(this library reads \"" ZCA_TEXT_MAGIC "\")",
-                                (int)(vlen > 32 ? 32 : vlen), v);
+                                (int)vlen, v);
     }
     for (;;) {
         const char *key, *why;

@@ -170,18 +170,6 @@ int zc__tf_fail_line(struct zc__tfile *f, const char *fmt, ...)
     return -ZC_EFORMAT;
 }
 
-int zc__tf_fail(struct zc__tfile *f, const char *fmt, ...)
-{
-    char what[ERR_LEN];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof(what), fmt, ap);
-    va_end(ap);
-    snprintf(f->err, f->errlen, "%s: %s", f->path, what);
-    return -ZC_EFORMAT;
-}
-
 int zc__tf_fail_at(struct zc__tfile *f, uint64_t offset, const char *fmt, ...)
 {
     char what[ERR_LEN];
@@ -499,7 +487,8 @@ static int detect_zstd(struct zc__tfile *f)
     f->eof = false;
     rc = zc__tf_fill(f, sizeof(zstd_magic), &avail);
     if (!rc && avail == sizeof(zstd_magic) && zstd_frame_at(f->buf))
-        rc = zc__tf_fail(f, "compressed twice (zstd data inside zstd data): "
+        rc = zc__tf_fail_at(f, 0,
+                            "compressed twice (zstd data inside zstd data): "
                             "decompress it once (zstd -d) first");
     return rc;
 }
@@ -684,12 +673,13 @@ static int same_format(zc_trace *t, struct zc__tfile *f)
         return 0;
     if (!fmt)
         return set_err(t, -ZC_EFORMAT,
-                       "%s: not a trace format this library recognises, but "
-                       "%s is a %s trace: one trace, one format",
+                       "%s: offset 0: not a trace format this library "
+                       "recognises, but %s is a %s trace: one trace, one "
+                       "format",
                        f->path, t->paths[0], t->fmt->name);
     return set_err(t, -ZC_EFORMAT,
-                   "%s: a %s trace, but %s is a %s trace: one trace, one "
-                   "format",
+                   "%s: offset 0: a %s trace, but %s is a %s trace: one "
+                   "trace, one format",
                    f->path, fmt->name, t->paths[0], t->fmt->name);
 }
 

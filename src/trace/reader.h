@@ -111,11 +111,6 @@ int zc__tf_data_line(struct zc__tfile *f, const char **p, const char **end);
 int zc__tf_fail_line(struct zc__tfile *f, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Set the message "FILE: what" (of the whole file) and return
- * -ZC_EFORMAT. */
-int zc__tf_fail(struct zc__tfile *f, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
 /* Set the message "FILE: offset N: what" and return -ZC_EFORMAT. */
 int zc__tf_fail_at(struct zc__tfile *f, uint64_t offset, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
