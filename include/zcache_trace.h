@@ -53,11 +53,17 @@ typedef struct zc_request {
                          the file system dev, key = ino, index = page in
                          the file */
     uint32_t flags;   /* ZC_REQ_* */
+    uint64_t file_size; /* with ZC_REQ_SIZE: the file's size in bytes as
+                           last recorded (an access stream records it);
+                           else 0 */
 } zc_request;
 
 /* zc_request.flags */
 #define ZC_REQ_MAPPED 1u /* a read through a memory mapping (a fault or
                             fault-around), not read(2) */
+#define ZC_REQ_AROUND 2u /* with ZC_REQ_MAPPED: fault-around (the kernel
+                            maps pages it has cached and reads none) */
+#define ZC_REQ_SIZE 4u   /* file_size is known */
 
 typedef struct zc_trace zc_trace;
 
@@ -307,6 +313,8 @@ typedef struct zc_replay_stats {
                                off, or the page was known to be rejected) */
     uint64_t zc_probes;     /* adaptive: skipped puts compressed to learn
                                their size (zc_estimate_page()) */
+    uint64_t readahead;     /* pages a model brought in before anyone asked
+                               (readahead): zcache gets, not accesses */
 } zc_replay_stats;
 
 /* ------------------------------------------------------------------------
@@ -490,6 +498,35 @@ ZC_API int zc_replay_request(zc_replay *r, const zc_request *req);
  * emitted (the page cache then holds fewer pages than before).
  */
 ZC_API int zc_replay_set_page_cache(zc_replay *r, uint64_t pages);
+
+/**
+ * Page-cache models, found by name.  zc_page_cache_model_name(i) is the
+ * i-th registered model for i = 0, 1, ... (NULL past the end), and
+ * zc_page_cache_model_doc(i) says in one line what it is.  "lru" (exact
+ * least-recently-used, the default) is the first; "linux" follows the
+ * kernel's two-list replacement, workingset refaults and readahead.
+ */
+ZC_API const char *zc_page_cache_model_name(size_t i);
+ZC_API const char *zc_page_cache_model_doc(size_t i);
+
+/**
+ * Choose the page-cache model of r by name (default "lru"), before its
+ * first request and before zc_replay_adapt().  Returns 0; -ZC_EINVAL
+ * (NULL, a name no model has, or r has taken a request).
+ */
+ZC_API int zc_replay_set_model(zc_replay *r, const char *name);
+
+/**
+ * The readahead limit of a model that reads ahead, in KiB: the device's
+ * read_ahead_kb (default 128, a disk's; 0: no readahead).  An access
+ * stream records it (zc_trace_meta(t, "read_ahead_kb")).  Before the
+ * first request.  Returns 0; -ZC_EINVAL (NULL, more than 2^22 KiB, or r
+ * has taken a request).
+ */
+ZC_API int zc_replay_set_read_ahead(zc_replay *r, uint64_t kb);
+
+/** The pages the page cache holds now (0 for NULL). */
+ZC_API uint64_t zc_replay_resident(const zc_replay *r);
 
 /**
  * Adaptive sizing: a fixed memory shared by the page cache and the zcache,
