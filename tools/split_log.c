@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "outfile.h"
+#include "plot.h"
 #include "split_log.h"
 
 void split_log_csv(FILE *f, const zc_adapt_epoch *e, size_t n, size_t page_size)
@@ -41,7 +42,7 @@ void split_log_csv(FILE *f, const zc_adapt_epoch *e, size_t n, size_t page_size)
 int split_log_plot(const char *prog, const char *prefix, const char *title,
                    const zc_adapt_epoch *e, size_t n, size_t page_size)
 {
-    char csv[1024], gp[1024], cmd[1100];
+    char csv[1024], gp[1024];
     outfile oc = {0}, og = {0};
     const char *bad = csv;
     FILE *f;
@@ -59,31 +60,24 @@ int split_log_plot(const char *prog, const char *prefix, const char *title,
     bad = gp;
     if (!(f = outfile_open(&og, gp)))
         goto fail;
-    fprintf(f, "# gnuplot %s.gp  (made by %s; data in %s.csv)\n", prefix, prog,
-            prefix);
+    plot_header(f, prog, prefix, csv);
     fprintf(f, "set datafile separator ','\nset key outside right\n"
                "set grid\nset xlabel 'page accesses'\n"
                "set ylabel 'zcache share of memory (%%)'\n"
                "set yrange [0:100]\nset y2label 'disk reads per epoch'\n"
                "set y2tics\n");
-    for (int t = 0; t < 2; t++)
+    for (int t = 0; t < PLOT_TERMINALS; t++) {
+        plot_terminal(f, prefix, t);
         fprintf(f,
-                "set terminal %s size 900,500\nset output '%s.%s'\n"
                 "set title 'Adaptive split: %s'\n"
-                "plot '%s.csv' every ::1 using 1:4 with steps lw 2 "
+                "plot '%s' every ::1 using 1:4 with steps lw 2 "
                 "title 'zcache share', '' every ::1 using 1:14 axes x1y2 "
                 "with lines title 'disk reads'\n",
-                t ? "svg" : "png", prefix, t ? "svg" : "png", title, prefix);
+                title, csv);
+    }
     if (outfile_close(&og))
         goto fail;
-    if (system("command -v gnuplot > /dev/null 2>&1") == 0) {
-        snprintf(cmd, sizeof(cmd), "gnuplot '%s.gp'", prefix);
-        if (system(cmd) != 0)
-            fprintf(stderr, "%s: gnuplot failed on %s.gp\n", prog, prefix);
-    } else {
-        fprintf(stderr, "%s: gnuplot is not installed: %s.gp is ready for it\n",
-                prog, prefix);
-    }
+    plot_run(prog, prefix);
     return 0;
 fail:
     fprintf(stderr, "%s: cannot write %s: %s\n", prog, bad, strerror(errno));

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "outfile.h"
+#include "plot.h"
 #include "split_log.h"
 #include "trace_content.h"
 #include "zcache.h"
@@ -1030,7 +1031,7 @@ static void table(void)
 /* PREFIX.csv, PREFIX.dat and PREFIX.gp, then gnuplot if it is there. */
 static void plot(const zc_mrc *mrc)
 {
-    char path[3][1024], cmd[2200], msg[1300];
+    char path[3][1024], msg[1300];
     outfile out[3] = {{0}};
     int bad = 0;
     FILE *f;
@@ -1087,13 +1088,11 @@ static void plot(const zc_mrc *mrc)
     bad = 2;
     if (!(f = outfile_open(&out[2], path[2])))
         goto fail;
-    fprintf(f, "# gnuplot %s.gp  (made by " NAME "; data in %s.dat)\n", o.plot,
-            o.plot);
+    plot_header(f, NAME, o.plot, path[1]);
     fprintf(f, "set datafile commentschars '#'\nset key outside right\n"
                "set grid\n");
-    for (int t = 0; t < 2; t++) {
-        fprintf(f, "set terminal %s size 900,500\nset output '%s.%s'\n",
-                t ? "svg" : "png", o.plot, t ? "svg" : "png");
+    for (int t = 0; t < PLOT_TERMINALS; t++) {
+        plot_terminal(f, o.plot, t);
         if (o.memory) {
             fprintf(f,
                     "set title 'Memory split: %s, zcache share of it'\n"
@@ -1123,18 +1122,7 @@ static void plot(const zc_mrc *mrc)
     }
     if (outfile_close(&out[2]))
         goto fail;
-    if (system("command -v gnuplot > /dev/null 2>&1") == 0) {
-        snprintf(cmd, sizeof(cmd), "gnuplot '%s.gp'", o.plot);
-        if (system(cmd) != 0)
-            fprintf(stderr, NAME ": gnuplot failed on %s.gp\n", o.plot);
-        else
-            fprintf(stderr, NAME ": plots in %s.png and %s.svg\n", o.plot,
-                    o.plot);
-    } else {
-        fprintf(stderr,
-                NAME ": gnuplot is not installed: %s.gp is ready for it\n",
-                o.plot);
-    }
+    plot_run(NAME, o.plot);
     return;
 fail:
     snprintf(msg, sizeof(msg), "cannot write %s: %s", path[bad],

@@ -1,0 +1,41 @@
+/*
+ * plot.c - gnuplot scripts written and run one way (see plot.h).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <stdlib.h>
+
+#include "plot.h"
+
+static const char *const terminals[PLOT_TERMINALS] = {"png", "svg"};
+
+void plot_header(FILE *f, const char *prog, const char *prefix,
+                 const char *data)
+{
+    fprintf(f, "# gnuplot %s.gp  (made by %s; data in %s)\n", prefix, prog,
+            data);
+}
+
+void plot_terminal(FILE *f, const char *prefix, int i)
+{
+    fprintf(f, "set terminal %s size 900,500\nset output '%s.%s'\n",
+            terminals[i], prefix, terminals[i]);
+}
+
+void plot_run(const char *prog, const char *prefix)
+{
+    char cmd[1100];
+
+    if (system("command -v gnuplot > /dev/null 2>&1") != 0) {
+        fprintf(stderr, "%s: gnuplot is not installed: %s.gp is ready for it\n",
+                prog, prefix);
+        return;
+    }
+    if (snprintf(cmd, sizeof(cmd), "gnuplot '%s.gp'", prefix) >=
+            (int)sizeof(cmd) ||
+        system(cmd) != 0)
+        fprintf(stderr, "%s: gnuplot failed on %s.gp\n", prog, prefix);
+    else
+        fprintf(stderr, "%s: plots in %s.png and %s.svg\n", prog, prefix,
+                prefix);
+}

@@ -1,0 +1,35 @@
+/*
+ * plot.h - the tools' plots, made one way: a gnuplot script PREFIX.gp
+ * beside its data draws each plot twice, as PREFIX.png and PREFIX.svg
+ * (900 x 500), and is run when gnuplot is installed.  Without gnuplot the
+ * script stays, ready for it.  Shared by zcache-replay (split_log.c),
+ * zcache-sweep and zcache-fidelity; each writes its own data and plot
+ * commands.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef ZC_TOOLS_PLOT_H
+#define ZC_TOOLS_PLOT_H
+
+#include <stdio.h>
+
+/** The terminals a script draws on: its plot commands follow each
+ *  plot_terminal(f, prefix, i) for i in 0 .. PLOT_TERMINALS - 1. */
+#define PLOT_TERMINALS 2
+
+/** The script's first line: "# gnuplot PREFIX.gp  (made by PROG; data in
+ *  DATA)". */
+void plot_header(FILE *f, const char *prog, const char *prefix,
+                 const char *data);
+
+/** Terminal i's lines: "set terminal png size 900,500" and "set output
+ *  'PREFIX.png'" (i = 0), the same for svg (i = 1). */
+void plot_terminal(FILE *f, const char *prefix, int i);
+
+/** Run gnuplot on PREFIX.gp when it is installed.  One note on stderr
+ *  says where the plots are, that gnuplot failed on the script, or that
+ *  gnuplot is not installed and the script is ready for it: the data are
+ *  written either way, so none of these is the tool's failure. */
+void plot_run(const char *prog, const char *prefix);
+
+#endif
