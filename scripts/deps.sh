@@ -4,10 +4,11 @@
 # clang builds the fuzz targets; libFuzzer's runtime is in libclang-rt-14-dev,
 # which clang only recommends.  liblz4-dev and libzstd-dev are optional for
 # the library (without them it builds lzo and none only) but installed here
-# so that every compressor is built and tested.
+# so that every compressor is built and tested.  jq reads the tools' JSON
+# in tests/fidelity.sh.
 set -euo pipefail
 need=(gcc libc6-dev make cmake pkg-config liblzo2-dev libcmocka-dev
-  liblz4-dev libzstd-dev clang libclang-rt-14-dev)
+  liblz4-dev libzstd-dev clang libclang-rt-14-dev jq)
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
