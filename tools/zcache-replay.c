@@ -267,20 +267,13 @@ static void parse_args(int argc, char **argv, struct opts *o)
             o->page_cache = v;
             o->page_cache_set = true;
         } else if (strcmp(a, "--page-cache-model") == 0) {
-            size_t k = 0;
-            while (zc_page_cache_model_name(k) &&
-                   strcmp(zc_page_cache_model_name(k), v))
-                k++;
-            if (!zc_page_cache_model_name(k))
+            if (!trace_model_known(v))
                 die_usage("--page-cache-model %s: no such model (see "
                           "--help)",
                           v);
             o->model = v;
         } else if (strcmp(a, "--read-ahead-kb") == 0) {
-            char *end;
-            errno = 0;
-            o->ra_kb = strtoull(v, &end, 10);
-            if (!*v || *end || errno || *v == '-' || o->ra_kb > (1u << 22))
+            if (trace_parse_read_ahead(v, &o->ra_kb))
                 die_usage("--read-ahead-kb %s: want KiB from 0 to 4194304",
                           v);
             o->ra_set = true;
@@ -943,32 +936,6 @@ static int split_outputs(const struct opts *o, const zc_replay *r,
     return 0;
 }
 
-/* The page-cache model of r and its readahead limit: --read-ahead-kb, or
- * the trace's read_ahead_kb, or the library's default.  0; a -ZC_E* code;
- * 1 after saying what is wrong with the trace's field. */
-static int set_model(const struct opts *o, zc_trace *t, zc_replay *r)
-{
-    const char *v = zc_trace_meta(t, "read_ahead_kb");
-    uint64_t kb = o->ra_kb;
-    int rc = zc_replay_set_model(r, o->model);
-
-    if (rc || (!o->ra_set && !v))
-        return rc;
-    if (!o->ra_set) {
-        char *end;
-        errno = 0;
-        kb = strtoull(v, &end, 10);
-        if (!*v || *end || errno || *v == '-' || kb > (1u << 22)) {
-            fprintf(stderr,
-                    NAME ": %s: header field read_ahead_kb '%.40s' is not "
-                         "KiB from 0 to 4194304\n",
-                    o->traces[0], v);
-            return 1;
-        }
-    }
-    return zc_replay_set_read_ahead(r, kb);
-}
-
 /* --page-cache kernel: the capacity is the kernel's resident page count of
  * the request's file system as last recorded.  0; a -ZC_E* code; 1 after
  * saying that the trace records none. */
@@ -1063,7 +1030,10 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
     if (status)
         goto destroy_replay;
     rc = zc_replay_create(o->pc_pages, o->page_size, zc, content, &r);
-    if (!rc && (rc = set_model(o, t, r)) > 0) {
+    if (!rc && (rc = trace_model_setup(r, t, o->traces[0], o->model,
+                                       o->ra_set, o->ra_kb, err,
+                                       sizeof(err))) == -1) {
+        fprintf(stderr, NAME ": %s\n", err);
         status = 2;
         goto abandon;
     }
