@@ -343,6 +343,10 @@ typedef enum zc_op_kind {
  * kernel's PageActive, which zcache2 admitted on); the player passes it to
  * zc_put_page_flags() as ZC_PUT_ACTIVE. */
 #define ZC_OP_PUT_ACTIVE 1u
+/* zc_op.flags of ZC_OP_GET: a page the page-cache model read ahead,
+ * before anyone asked for it: a zcache get that is not an access (counted
+ * in zc_replay_stats.readahead). */
+#define ZC_OP_GET_AHEAD 1u
 
 /**
  * One op.  `pool` is the stream's own pool number (0, 1, ... in order of

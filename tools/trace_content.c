@@ -4,6 +4,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,4 +99,48 @@ int trace_content_status(int rc)
                    rc == -ZC_EIO
                ? 2
                : 1;
+}
+
+int trace_parse_read_ahead(const char *v, uint64_t *kb)
+{
+    char *end;
+
+    if (!v || *v < '0' || *v > '9')
+        return -1;
+    errno = 0;
+    *kb = strtoull(v, &end, 10);
+    return *end || errno || *kb > (1u << 22) ? -1 : 0;
+}
+
+bool trace_model_known(const char *name)
+{
+    for (size_t i = 0; name && zc_page_cache_model_name(i); i++)
+        if (strcmp(zc_page_cache_model_name(i), name) == 0)
+            return true;
+    return false;
+}
+
+int trace_model_setup(zc_replay *r, const zc_trace *t, const char *trace_path,
+                      const char *model, bool kb_set, uint64_t kb, char *err,
+                      size_t errlen)
+{
+    const char *v = zc_trace_meta(t, "read_ahead_kb");
+    int rc;
+
+    if (model && !trace_model_known(model)) {
+        snprintf(err, errlen, "no page-cache model '%.64s'", model);
+        return -1;
+    }
+    if (model && (rc = zc_replay_set_model(r, model)))
+        return rc;
+    if (!kb_set && v && trace_parse_read_ahead(v, &kb)) {
+        snprintf(err, errlen,
+                 "%s: header field read_ahead_kb '%.40s' is not KiB from 0 "
+                 "to 4194304",
+                 trace_path, v);
+        return -1;
+    }
+    if (!kb_set && !v)
+        return 0;
+    return zc_replay_set_read_ahead(r, kb);
 }

@@ -13,7 +13,9 @@
 #ifndef ZC_TOOLS_TRACE_CONTENT_H
 #define ZC_TOOLS_TRACE_CONTENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "zcache_trace.h"
 
@@ -45,5 +47,22 @@ void trace_content_explain(zc_content *src, const char *spec,
 /** The exit status for a replay that failed with rc: 1 out of memory or
  *  an internal error, 2 bad input (a trace, a content source). */
 int trace_content_status(int rc);
+
+/** A --read-ahead-kb value: KiB from 0 to 2^22.  0, or -1 if v is not
+ *  one. */
+int trace_parse_read_ahead(const char *v, uint64_t *kb);
+
+/** Whether name is a registered page-cache model. */
+bool trace_model_known(const char *name);
+
+/** Set up the page-cache model of r: the model name (NULL: the default)
+ *  and its readahead limit: kb when kb_set, else the read_ahead_kb field
+ *  of trace t's header when it has one, else the library's default.
+ *  Before the first request.  0; -1 with a one-line message naming
+ *  trace_path in err[errlen] (a field that is not KiB, an unknown model);
+ *  or a -ZC_E* code of the library. */
+int trace_model_setup(zc_replay *r, const zc_trace *t, const char *trace_path,
+                      const char *model, bool kb_set, uint64_t kb, char *err,
+                      size_t errlen);
 
 #endif

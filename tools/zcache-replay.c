@@ -58,6 +58,10 @@ struct opts {
     bool adaptive;
     zc_adapt_options adapt;
     const char *split_csv, *plot;
+    const char *model;     /* page-cache model */
+    uint64_t ra_kb;        /* --read-ahead-kb */
+    bool ra_set;
+    bool follow_kernel;    /* --page-cache kernel */
 };
 
 static void usage(FILE *f)
@@ -65,15 +69,23 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: " NAME " [OPTIONS] TRACE...\n"
             "\n"
-            "Replay a block trace or an access stream through an LRU page "
-            "cache\nin front of a zcache.\n"
+            "Replay a block trace or an access stream through a page-cache "
+            "model\nin front of a zcache.\n"
             "\n"
             "options:\n"
             "  --format NAME       trace format, or auto (default): see below\n"
             "  --page-size N       page size in bytes (default 4096)\n"
             "  --page-cache SIZE   page-cache capacity: pages, or bytes with "
             "K/M/G\n"
-            "                      (default 64M)\n"
+            "                      (default 64M); 'kernel': follow the "
+            "resident page\n"
+            "                      count an access stream recorded\n"
+            "  --page-cache-model NAME\n"
+            "                      the page cache's replacement: see below "
+            "(default lru)\n"
+            "  --read-ahead-kb N   readahead limit of a model that reads "
+            "ahead (default:\n"
+            "                      the trace's read_ahead_kb, else 128)\n"
             "  --zcache SPEC       zcache configuration, e.g. "
             "capacity=32M,compressor=lzo,\n"
             "                      allocator=zbud; 'off' for none (default: "
@@ -136,6 +148,10 @@ static void usage(FILE *f)
     fprintf(f, "  %-18s %s\n", "zct",
             "libzcache op stream (.zct or its text form), played into the "
             "zcache as it is; --page-cache and --content do not apply");
+    fprintf(f, "\npage-cache models (--page-cache-model):\n");
+    for (size_t i = 0; zc_page_cache_model_name(i); i++)
+        fprintf(f, "  %-10s %s\n", zc_page_cache_model_name(i),
+                zc_page_cache_model_doc(i));
     fprintf(f, "\nzcache back-ends (--zcache compressor=, allocator=, "
                "policy=):\n");
     static const char *const kinds[] = {"compressor", "allocator", "policy"};
@@ -178,6 +194,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
     memset(o, 0, sizeof(*o));
     o->page_size = 4096;
     o->page_cache = "64M";
+    o->model = "lru";
     o->zspec = "";
     o->content = "synth";
     o->output = "text";
@@ -249,6 +266,17 @@ static void parse_args(int argc, char **argv, struct opts *o)
         } else if (strcmp(a, "--page-cache") == 0) {
             o->page_cache = v;
             o->page_cache_set = true;
+        } else if (strcmp(a, "--page-cache-model") == 0) {
+            if (!trace_model_known(v))
+                die_usage("--page-cache-model %s: no such model (see "
+                          "--help)",
+                          v);
+            o->model = v;
+        } else if (strcmp(a, "--read-ahead-kb") == 0) {
+            if (trace_parse_read_ahead(v, &o->ra_kb))
+                die_usage("--read-ahead-kb %s: want KiB from 0 to 4194304",
+                          v);
+            o->ra_set = true;
         } else if (strcmp(a, "--zcache") == 0) {
             o->zspec = strcmp(v, "off") == 0 ? NULL : v;
         } else if (strcmp(a, "--content") == 0) {
@@ -305,8 +333,14 @@ static void parse_args(int argc, char **argv, struct opts *o)
                     die_usage("--save-ops %s: that is a trace being read",
                               o->save_ops);
     }
-    if (parse_pages(o->page_cache, o->page_size, &o->pc_pages) ||
-        o->pc_pages >= 0xFFFFFFFFu)
+    o->follow_kernel = strcmp(o->page_cache, "kernel") == 0;
+    if (o->follow_kernel && o->memory)
+        die_usage("%s", "--page-cache kernel: not with --memory (the split "
+                        "decides the page cache's size)");
+    if (o->follow_kernel)
+        o->pc_pages = 0;
+    else if (parse_pages(o->page_cache, o->page_size, &o->pc_pages) ||
+             o->pc_pages >= 0xFFFFFFFFu)
         die_usage("--page-cache %s: want pages (e.g. 10000) or bytes with "
                   "K/M/G (e.g. 256M)",
                   o->page_cache);
@@ -412,6 +446,14 @@ static void json_string(const char *s)
     putchar('"');
 }
 
+static const char *pages_str(uint64_t n)
+{
+    static char b[24];
+
+    snprintf(b, sizeof(b), "%" PRIu64, n);
+    return b;
+}
+
 static void output(const struct opts *o, const char *format,
                    const zc_replay_stats *r, const zc_stats *z, double secs)
 {
@@ -425,8 +467,11 @@ static void output(const struct opts *o, const char *format,
         printf("],\"format\":");
         json_string(format);
         printf(",\"page_size\":%zu,\"page_cache_pages\":%" PRIu64
-               ",\"zcache_spec\":",
-               o->page_size, o->pc_pages);
+               ",\"page_cache_follows_kernel\":%s,\"page_cache_model\":",
+               o->page_size, o->pc_pages,
+               o->follow_kernel ? "true" : "false");
+        json_string(o->model);
+        printf(",\"zcache_spec\":");
         if (o->zspec)
             json_string(o->zspec);
         else
@@ -454,7 +499,8 @@ static void output(const struct opts *o, const char *format,
         return;
     }
     if (strcmp(o->output, "csv") == 0) {
-        printf("format,page_size,page_cache_pages,zcache_spec,content");
+        printf("format,page_size,page_cache_pages,page_cache_model,"
+               "zcache_spec,content");
 #define H(f) printf("," #f);
         REPLAY_FIELDS(H)
 #undef H
@@ -462,8 +508,9 @@ static void output(const struct opts *o, const char *format,
 #define H(f) printf(",zcache." #f);
         ZC_FIELDS(H)
 #undef H
-        printf("\n%s,%zu,%" PRIu64 ",\"%s\",\"%s\"", format, o->page_size,
-               o->pc_pages, o->zspec ? o->zspec : "off", o->content);
+        printf("\n%s,%zu,%s,%s,\"%s\",\"%s\"", format, o->page_size,
+               o->follow_kernel ? "kernel" : pages_str(o->pc_pages), o->model,
+               o->zspec ? o->zspec : "off", o->content);
 #define V(f) printf(",%" PRIu64, r->f);
         REPLAY_FIELDS(V)
 #undef V
@@ -478,8 +525,13 @@ static void output(const struct opts *o, const char *format,
     for (size_t i = 0; i < o->ntraces; i++)
         printf("%s%s", i ? " " : "", o->traces[i]);
     printf(" (%s)\n", format);
-    printf("page cache:  %" PRIu64 " pages of %zu bytes (LRU)\n", o->pc_pages,
-           o->page_size);
+    if (o->follow_kernel)
+        printf("page cache:  the kernel's recorded resident count, pages of "
+               "%zu bytes (%s)\n",
+               o->page_size, o->model);
+    else
+        printf("page cache:  %" PRIu64 " pages of %zu bytes (%s)\n",
+               o->pc_pages, o->page_size, o->model);
     if (z)
         printf("zcache:      %s; content %s\n",
                *o->zspec ? o->zspec : "(defaults)", o->content);
@@ -610,8 +662,9 @@ static zc_ops_writer *open_ops_writer(const struct opts *o, const char *format,
         return NULL;
     n = (size_t)snprintf(
         meta, sizeof(meta),
-        "format=%s\npage_cache=%" PRIu64 "\ncontent=%s\nsource=", format,
-        o->pc_pages, o->content);
+        "format=%s\npage_cache=%" PRIu64 "\npage_cache_model=%s\ncontent=%s\n"
+        "source=",
+        format, o->pc_pages, o->model, o->content);
     /* The traces' names (or the source of a stream being rewritten), a
      * newline in one made harmless. */
     for (const char *c = source; c && *c && n + 2 < sizeof(meta); c++)
@@ -883,6 +936,36 @@ static int split_outputs(const struct opts *o, const zc_replay *r,
     return 0;
 }
 
+/* --page-cache kernel: the capacity is the kernel's resident page count of
+ * the request's file system as last recorded.  0; a -ZC_E* code; 1 after
+ * saying that the trace records none. */
+static int follow_kernel(const struct opts *o, zc_trace *t, zc_replay *r,
+                         const zc_request *req, uint64_t n)
+{
+    uint64_t pages;
+    int rc = zc_trace_resident(t, req->dev, &pages);
+
+    if (rc < 0)
+        return rc;
+    if (rc == 0) {
+        if (n > 1)
+            return 0; /* another file system's request, or none yet */
+        fprintf(stderr,
+                NAME ": %s: --page-cache kernel: the trace records no "
+                     "resident page count before its first request\n",
+                o->traces[0]);
+        return 1;
+    }
+    if (pages >= 0xFFFFFFFFu / 2) {
+        fprintf(stderr,
+                NAME ": %s: --page-cache kernel: a resident count of %" PRIu64
+                     " pages is too large\n",
+                o->traces[0], pages);
+        return 1;
+    }
+    return zc_replay_set_page_cache(r, pages);
+}
+
 /* Replay block traces through the page-cache model: the exit status. */
 static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
                       zc_stats *zs, bool *have_zs, double *secs)
@@ -947,6 +1030,13 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
     if (status)
         goto destroy_replay;
     rc = zc_replay_create(o->pc_pages, o->page_size, zc, content, &r);
+    if (!rc && (rc = trace_model_setup(r, t, o->traces[0], o->model,
+                                       o->ra_set, o->ra_kb, err,
+                                       sizeof(err))) == -1) {
+        fprintf(stderr, NAME ": %s\n", err);
+        status = 2;
+        goto abandon;
+    }
     if (!rc)
         rc = zc_replay_save_ops(r, w);
     if (!rc && o->adaptive) {
@@ -983,6 +1073,14 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
                 fputc('\n', stderr);
             fprintf(stderr, NAME ": %s\n", zc_trace_error(t));
             status = 2;
+            goto abandon;
+        }
+        if (o->follow_kernel && (rc = follow_kernel(o, t, r, &req, n))) {
+            if (o->progress)
+                fputc('\n', stderr);
+            status = rc > 0 ? 2 : 1;
+            if (rc < 0)
+                fprintf(stderr, NAME ": %s\n", zc_strerror(rc));
             goto abandon;
         }
         if (req.ino && !checked) {

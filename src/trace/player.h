@@ -39,6 +39,14 @@ static inline void zc__count_invalidate(zc_replay_stats *st, uint32_t flags)
     }
 }
 
+/* a readahead get that the zcache did not serve: a disk read, not an
+ * access */
+static inline void zc__count_ahead_miss(zc_replay_stats *st)
+{
+    st->readahead++;
+    st->disk_reads++;
+}
+
 /* a page-cache eviction (a put) */
 static inline void zc__count_eviction(zc_replay_stats *st)
 {

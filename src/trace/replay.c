@@ -3,18 +3,18 @@
  *
  * Each request is split into the pages it touches (DESIGN.md: bytes
  * [off, off+len) touch pages floor(off/P) .. floor((off+len-1)/P), in
- * ascending order), and each page access runs through an LRU page cache of
- * a fixed number of pages:
+ * ascending order), and each page runs through a page-cache model (pcm.h:
+ * "lru" by default, or any registered one), which says what happened:
  *
- *   hit                 move to the front (a write also gives the page a
- *                       new version and invalidates any zcache copy)
- *   read miss           zcache get: a hit is a disk read avoided
- *   write miss          zcache invalidate_page (a copy found there counts
- *                       as a resident hit), new version
- *   any miss            insert at the front; when full, the back page is
- *                       evicted and put to the zcache with its content,
- *                       flagged ZC_OP_PUT_ACTIVE if it was hit while in
- *                       the page cache (what zcache2's admission read)
+ *   hit                 a read counts a page-cache hit; a write gives the
+ *                       page a new version and invalidates any zcache copy
+ *   miss                a read asks the zcache: a hit is a disk read
+ *                       avoided; a write drops any copy there (a copy
+ *                       found counts as a resident hit), new version
+ *   readahead           a zcache get that is not an access (ZC_OP_GET_AHEAD)
+ *   eviction            a put to the zcache with the page's content,
+ *                       flagged ZC_OP_PUT_ACTIVE if the page was hit while
+ *                       in the page cache (what zcache2's admission read)
  *
  * Pages are keyed as cleancache keys them.  A block request (ino 0) keys
  * its pages like the kernel's block-device page cache: zcache pool = the
@@ -34,20 +34,9 @@
  * bytes.
  *
  * Data layout: the (dev, ino) pair of a request is interned once as a
- * 32-bit file number (files.h), and pages are keyed (file, page).  The
- * page cache is a fixed array of 24-byte nodes (key, LRU links as 32-bit
- * indexes, two flag bytes in the padding) and an open-addressing table of
- * node indexes (linear probing, backward-shift deletion, at most half
- * full), so the zcache-off path does one hash probe and a few link
- * updates per access.  Versions of written pages live in a second
- * open-addressing table that grows; pages never written are version 0
- * and cost nothing.
- *
- * A node remembers whether the page was last brought in or touched
- * through a memory mapping (ZC_REQ_MAPPED), for a model that treats
- * mapped pages as the kernel does (they start on the active list, and
- * unmapping them costs); the LRU here ignores it: a mapped access is an
- * access like any other.
+ * 32-bit file number (files.h), and pages are keyed (file, page) in the
+ * model and in the version map (pagemap.h): pages never written are
+ * version 0 and cost nothing there.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -56,26 +45,10 @@
 
 #include "adapt.h"
 #include "files.h"
+#include "pagemap.h"
+#include "pcm.h"
 #include "player.h"
 #include "zcache_trace.h"
-
-#define NIL 0xFFFFFFFFu
-
-struct node {
-    uint64_t page;
-    uint32_t file; /* zc__files number of (dev, ino) */
-    uint32_t prev, next;
-    uint8_t active; /* hit since it came in (in the padding: still 24 B) */
-    uint8_t mapped; /* last accessed through a mapping (not used by LRU) */
-};
-
-_Static_assert(sizeof(struct node) == 24, "a page-cache node is 24 bytes");
-
-struct ver_slot {
-    uint64_t page;
-    uint32_t file;
-    uint32_t version; /* 0: empty slot (written pages are >= 1) */
-};
 
 struct zc_replay {
     size_t page_size;
@@ -90,17 +63,13 @@ struct zc_replay {
     uint64_t requests;
 
     /* page cache */
-    struct node *nodes;
-    uint32_t cap, used;         /* capacity and pages held, in pages */
-    uint32_t nnodes, nodes_cap; /* node slots ever used, allocated */
-    uint32_t free_node;         /* slots freed by a shrink, through next */
-    uint32_t head, tail;        /* most and least recently used, NIL if empty */
-    uint32_t *table;            /* node index + 1, 0 empty */
-    uint64_t mask;
+    const struct zc__pcm_ops *model_ops;
+    struct zc__pcm *model;
+    struct zc__pcm_io io;
+    uint64_t cap;           /* capacity, in pages */
+    uint64_t read_ahead_kb; /* the model's readahead limit */
 
-    /* versions of written pages */
-    struct ver_slot *ver;
-    uint64_t ver_mask, ver_used;
+    struct zc__pagemap ver; /* versions of written pages */
 
     struct zc__files files; /* file numbers of (dev, ino) */
     uint64_t *pools;        /* stream pool -> its POOL_KEY() */
@@ -115,116 +84,17 @@ struct zc_replay {
 static uint32_t version_of(const struct zc_replay *r, uint32_t file,
                            uint64_t page)
 {
-    uint64_t i;
-
-    if (!r->ver)
-        return 0;
-    for (i = zc__page_hash(file, page) & r->ver_mask; r->ver[i].version;
-         i = (i + 1) & r->ver_mask)
-        if (r->ver[i].page == page && r->ver[i].file == file)
-            return r->ver[i].version;
-    return 0;
+    return (uint32_t)zc__pagemap_get(&r->ver, file, page);
 }
 
 static int version_bump(struct zc_replay *r, uint32_t file, uint64_t page)
 {
-    uint64_t i;
+    uint64_t *v = zc__pagemap_slot(&r->ver, file, page);
 
-    if (!r->ver || (r->ver_used + 1) * 2 > r->ver_mask + 1) {
-        uint64_t n = r->ver ? (r->ver_mask + 1) * 2 : 1024;
-        struct ver_slot *t = calloc(n, sizeof(*t));
-        if (!t)
-            return -ZC_ENOMEM;
-        for (uint64_t j = 0; r->ver && j <= r->ver_mask; j++) {
-            if (!r->ver[j].version)
-                continue;
-            for (i = zc__page_hash(r->ver[j].file, r->ver[j].page) & (n - 1);
-                 t[i].version; i = (i + 1) & (n - 1))
-                ;
-            t[i] = r->ver[j];
-        }
-        free(r->ver);
-        r->ver = t;
-        r->ver_mask = n - 1;
-    }
-    for (i = zc__page_hash(file, page) & r->ver_mask; r->ver[i].version;
-         i = (i + 1) & r->ver_mask)
-        if (r->ver[i].page == page && r->ver[i].file == file) {
-            r->ver[i].version++;
-            return 0;
-        }
-    r->ver[i].page = page;
-    r->ver[i].file = file;
-    r->ver[i].version = 1;
-    r->ver_used++;
+    if (!v)
+        return -ZC_ENOMEM;
+    ++*v;
     return 0;
-}
-
-/* ---- the page cache ----------------------------------------------------- */
-
-static uint64_t find_slot(const struct zc_replay *r, uint32_t file,
-                          uint64_t page, bool *found)
-{
-    uint64_t i = zc__page_hash(file, page) & r->mask;
-
-    for (; r->table[i]; i = (i + 1) & r->mask) {
-        const struct node *n = &r->nodes[r->table[i] - 1];
-        if (n->page == page && n->file == file) {
-            *found = true;
-            return i;
-        }
-    }
-    *found = false;
-    return i;
-}
-
-/* Remove table slot i, shifting later members of its run back. */
-static void table_delete(struct zc_replay *r, uint64_t i)
-{
-    uint64_t j = i;
-
-    for (;;) {
-        uint64_t k;
-        j = (j + 1) & r->mask;
-        if (!r->table[j])
-            break;
-        k = zc__page_hash(r->nodes[r->table[j] - 1].file,
-                          r->nodes[r->table[j] - 1].page) &
-            r->mask;
-        /* Move j back to i unless its home k lies cyclically in (i, j]. */
-        if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
-            r->table[i] = r->table[j];
-            i = j;
-        }
-    }
-    r->table[i] = 0;
-}
-
-static void lru_unlink(struct zc_replay *r, uint32_t n)
-{
-    struct node *x = &r->nodes[n];
-
-    if (x->prev != NIL)
-        r->nodes[x->prev].next = x->next;
-    else
-        r->head = x->next;
-    if (x->next != NIL)
-        r->nodes[x->next].prev = x->prev;
-    else
-        r->tail = x->prev;
-}
-
-static void lru_push_front(struct zc_replay *r, uint32_t n)
-{
-    struct node *x = &r->nodes[n];
-
-    x->prev = NIL;
-    x->next = r->head;
-    if (r->head != NIL)
-        r->nodes[r->head].prev = n;
-    r->head = n;
-    if (r->tail == NIL)
-        r->tail = n;
 }
 
 /* ---- the op stream ------------------------------------------------------ */
@@ -333,7 +203,9 @@ static int page_op(struct zc_replay *r, zc_op_kind kind, uint32_t file,
     if (!r->zc && !r->ops && !r->sink) {
         /* Nothing to drive: count as the player would, without ops. */
         zc_replay_stats *st = zc__player_stats(r->player);
-        if (kind == ZC_OP_GET) {
+        if (kind == ZC_OP_GET && (flags & ZC_OP_GET_AHEAD)) {
+            zc__count_ahead_miss(st);
+        } else if (kind == ZC_OP_GET) {
             zc__count_read_miss(st);
             st->disk_reads++;
         } else if (kind == ZC_OP_PUT) {
@@ -431,88 +303,55 @@ static int page_cache_hit(struct zc_replay *r)
     return emit(r, &op);
 }
 
-/* Evict the least recently used page: out of the table and the list, put
- * to the zcache; *n is its node slot, now unused. */
-static int evict_tail(struct zc_replay *r, uint32_t *n)
-{
-    bool f;
-    uint64_t vs;
+/* ---- what the model says ------------------------------------------------ */
 
-    *n = r->tail;
-    vs = find_slot(r, r->nodes[*n].file, r->nodes[*n].page, &f);
-    table_delete(r, vs);
-    lru_unlink(r, *n);
-    r->used--;
-    return page_op(r, ZC_OP_PUT, r->nodes[*n].file, r->nodes[*n].page,
-                   r->nodes[*n].active ? ZC_OP_PUT_ACTIVE : 0);
-}
-
-/* One page access (mapped: through a memory mapping). */
-static int access_page(struct zc_replay *r, uint32_t file, uint64_t page,
-                       bool write, uint8_t mapped)
+static int on_hit(void *ctx, uint32_t file, uint64_t page, bool write)
 {
-    bool found;
-    uint64_t slot;
-    uint32_t n;
+    struct zc_replay *r = ctx;
     int rc;
 
-    if (r->adapt) {
-        if (zc__adapt_epoch_over(r->adapt) && (rc = adapt_epoch(r)))
-            return rc;
-        if ((rc = zc__adapt_access(r->adapt, file, page, write)))
-            return rc;
-    }
-    slot = find_slot(r, file, page, &found);
-    if (found) {
-        n = r->table[slot] - 1;
-        r->nodes[n].active = 1;
-        r->nodes[n].mapped = mapped;
-        if (n != r->head) {
-            lru_unlink(r, n);
-            lru_push_front(r, n);
-        }
-        if (!write)
-            return page_cache_hit(r);
-        rc = page_op(r, ZC_OP_INVALIDATE_PAGE, file, page, ZC_OP_WRITE_HIT);
-        return rc ? rc : version_bump(r, file, page);
-    }
+    if (!write)
+        return page_cache_hit(r);
+    rc = page_op(r, ZC_OP_INVALIDATE_PAGE, file, page, ZC_OP_WRITE_HIT);
+    return rc ? rc : version_bump(r, file, page);
+}
 
-    /* A miss: a read tries the zcache, a write drops any copy there. */
-    if (write) {
-        rc = page_op(r, ZC_OP_INVALIDATE_PAGE, file, page, ZC_OP_WRITE_MISS);
-        if (!rc)
-            rc = version_bump(r, file, page);
-    } else {
-        rc = page_op(r, ZC_OP_GET, file, page, 0);
-    }
+/* A miss: a read tries the zcache, a write drops any copy there. */
+static int on_miss(void *ctx, uint32_t file, uint64_t page, bool write)
+{
+    struct zc_replay *r = ctx;
+    int rc;
+
+    if (!write)
+        return page_op(r, ZC_OP_GET, file, page, 0);
+    rc = page_op(r, ZC_OP_INVALIDATE_PAGE, file, page, ZC_OP_WRITE_MISS);
+    return rc ? rc : version_bump(r, file, page);
+}
+
+static int on_ahead(void *ctx, uint32_t file, uint64_t page)
+{
+    return page_op(ctx, ZC_OP_GET, file, page, ZC_OP_GET_AHEAD);
+}
+
+static int on_evict(void *ctx, uint32_t file, uint64_t page, bool active)
+{
+    return page_op(ctx, ZC_OP_PUT, file, page, active ? ZC_OP_PUT_ACTIVE : 0);
+}
+
+/* A new model of r's kind, capacity and readahead limit, replacing the
+ * old one (which holds no page: before the first request). */
+static int new_model(struct zc_replay *r, const struct zc__pcm_ops *ops)
+{
+    struct zc__pcm_params p = {r->cap, r->read_ahead_kb, r->page_size};
+    struct zc__pcm *m;
+    int rc = ops->create(&p, &m);
+
     if (rc)
         return rc;
-    if (r->cap == 0) {
-        /* No page cache: the page passes through and is evicted at once. */
-        return page_op(r, ZC_OP_PUT, file, page, 0);
-    }
-    if (r->used < r->cap) {
-        if (r->free_node != NIL) {
-            n = r->free_node;
-            r->free_node = r->nodes[n].next;
-        } else {
-            n = r->nnodes++;
-        }
-        r->used++;
-    } else {
-        rc = evict_tail(r, &n);
-        if (rc)
-            return rc;
-        r->used++;
-        /* The slot found before may have moved: look again. */
-        slot = find_slot(r, file, page, &found);
-    }
-    r->nodes[n].file = file;
-    r->nodes[n].page = page;
-    r->nodes[n].active = 0;
-    r->nodes[n].mapped = mapped;
-    r->table[slot] = n + 1;
-    lru_push_front(r, n);
+    if (r->model)
+        r->model_ops->destroy(r->model);
+    r->model_ops = ops;
+    r->model = m;
     return 0;
 }
 
@@ -522,10 +361,9 @@ int zc_replay_create(uint64_t pc_pages, size_t page_size, zc_cache *zc,
                      zc_content *content, zc_replay **out)
 {
     struct zc_replay *r;
-    uint64_t tsize = 2;
 
     if (!out || page_size < 512 || (page_size & (page_size - 1)) ||
-        pc_pages >= NIL || (zc && !content))
+        pc_pages >= ZC__PCM_NIL / 2 || (zc && !content))
         return -ZC_EINVAL;
     *out = NULL;
     r = calloc(1, sizeof(*r));
@@ -536,17 +374,11 @@ int zc_replay_create(uint64_t pc_pages, size_t page_size, zc_cache *zc,
         r->page_shift++;
     r->zc = zc;
     r->content = content;
-    r->cap = (uint32_t)pc_pages;
-    r->nodes_cap = (uint32_t)(pc_pages ? pc_pages : 1);
-    r->free_node = NIL;
-    r->head = r->tail = NIL;
-    while (tsize < pc_pages * 2)
-        tsize *= 2;
-    r->mask = tsize - 1;
-    r->nodes = malloc((pc_pages ? pc_pages : 1) * sizeof(*r->nodes));
-    r->table = calloc(tsize, sizeof(*r->table));
+    r->cap = pc_pages;
+    r->read_ahead_kb = 128;
+    r->io = (struct zc__pcm_io){on_hit, on_miss, on_ahead, on_evict, r};
     r->page = malloc(page_size);
-    if (!r->nodes || !r->table || !r->page ||
+    if (!r->page || new_model(r, &zc__pcm_lru) ||
         zc_player_create(zc, &r->player)) {
         zc_replay_destroy(r);
         return -ZC_ENOMEM;
@@ -555,55 +387,39 @@ int zc_replay_create(uint64_t pc_pages, size_t page_size, zc_cache *zc,
     return 0;
 }
 
+int zc_replay_set_model(zc_replay *r, const char *name)
+{
+    const struct zc__pcm_ops *ops = zc__pcm_find(name);
+
+    if (!r || !ops || r->requests || r->adapt)
+        return -ZC_EINVAL;
+    return new_model(r, ops);
+}
+
+int zc_replay_set_read_ahead(zc_replay *r, uint64_t kb)
+{
+    if (!r || kb > (1u << 22) || r->requests)
+        return -ZC_EINVAL;
+    r->read_ahead_kb = kb;
+    return new_model(r, r->model_ops);
+}
+
+uint64_t zc_replay_resident(const zc_replay *r)
+{
+    return r ? r->model_ops->resident(r->model) : 0;
+}
+
 int zc_replay_set_page_cache(zc_replay *r, uint64_t pages)
 {
-    if (!r || pages >= NIL)
+    if (!r || pages >= ZC__PCM_NIL / 2)
         return -ZC_EINVAL;
-    if (pages > r->nodes_cap) {
-        struct node *nodes = realloc(r->nodes, pages * sizeof(*nodes));
-        if (!nodes)
-            return -ZC_ENOMEM;
-        r->nodes = nodes;
-        r->nodes_cap = (uint32_t)pages;
-    }
-    if (pages * 2 > r->mask + 1) {
-        /* A larger table, at most half full: every page in it again. */
-        uint64_t tsize = (r->mask + 1) * 2, mask;
-        uint32_t *table;
-        while (tsize < pages * 2)
-            tsize *= 2;
-        table = calloc(tsize, sizeof(*table));
-        if (!table)
-            return -ZC_ENOMEM;
-        mask = tsize - 1;
-        for (uint32_t n = r->head; n != NIL; n = r->nodes[n].next) {
-            uint64_t i =
-                zc__page_hash(r->nodes[n].file, r->nodes[n].page) & mask;
-            while (table[i])
-                i = (i + 1) & mask;
-            table[i] = n + 1;
-        }
-        free(r->table);
-        r->table = table;
-        r->mask = mask;
-    }
-    while (r->used > pages) {
-        uint32_t n;
-        int rc = evict_tail(r, &n);
-        r->nodes[n].next = r->free_node;
-        r->free_node = n;
-        if (rc)
-            return rc;
-    }
-    r->cap = (uint32_t)pages;
-    return 0;
+    r->cap = pages;
+    return r->model_ops->resize(r->model, pages, &r->io);
 }
 
 int zc_replay_request(zc_replay *r, const zc_request *req)
 {
-    uint64_t first, last;
-    uint32_t file;
-    uint8_t mapped;
+    struct zc__pcm_req q;
     int rc;
 
     if (!r || !req)
@@ -612,17 +428,30 @@ int zc_replay_request(zc_replay *r, const zc_request *req)
         return 0;
     if (req->offset > UINT64_MAX - (req->length - 1))
         return -ZC_EINVAL;
-    if ((rc = zc__files_id(&r->files, req->dev, req->ino, &file)))
+    if ((rc = zc__files_id(&r->files, req->dev, req->ino, &q.file)))
         return rc;
     r->requests++;
-    mapped = (req->flags & ZC_REQ_MAPPED) != 0;
-    first = req->offset >> r->page_shift;
-    last = (req->offset + req->length - 1) >> r->page_shift;
-    for (uint64_t p = first;; p++) {
-        rc = access_page(r, file, p, req->write, mapped);
-        if (rc)
+    q.is_file = req->ino != 0;
+    q.write = req->write;
+    q.flags = req->flags;
+    q.offset = req->offset;
+    q.length = req->length;
+    q.first = req->offset >> r->page_shift;
+    q.last = (req->offset + req->length - 1) >> r->page_shift;
+    q.size_pages = (req->flags & ZC_REQ_SIZE)
+                       ? (req->file_size >> r->page_shift) +
+                             ((req->file_size & (r->page_size - 1)) != 0)
+                       : 0;
+    for (uint64_t p = q.first;; p++) {
+        if (r->adapt) {
+            if (zc__adapt_epoch_over(r->adapt) && (rc = adapt_epoch(r)))
+                return rc;
+            if ((rc = zc__adapt_access(r->adapt, q.file, p, q.write)))
+                return rc;
+        }
+        if ((rc = r->model_ops->access(r->model, &q, p, &r->io)))
             return rc;
-        if (p == last)
+        if (p == q.last)
             break;
     }
     return 0;
@@ -633,7 +462,7 @@ int zc_replay_adapt(zc_replay *r, const zc_adapt_options *opt)
     int rc;
 
     if (!r || !opt || !r->zc || r->ops || r->sink || r->adapt || r->requests ||
-        !opt->memory_bytes || opt->memory_bytes / r->page_size >= NIL)
+        !opt->memory_bytes || opt->memory_bytes / r->page_size >= ZC__PCM_NIL / 2)
         return -ZC_EINVAL;
     rc = zc__adapt_create(opt, r->page_size, &r->adapt);
     if (rc)
@@ -697,9 +526,9 @@ void zc_replay_destroy(zc_replay *r)
 {
     if (!r)
         return;
-    free(r->nodes);
-    free(r->table);
-    free(r->ver);
+    if (r->model)
+        r->model_ops->destroy(r->model);
+    zc__pagemap_free(&r->ver);
     free(r->pools);
     free(r->page);
     zc__files_free(&r->files);
