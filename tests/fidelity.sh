@@ -127,16 +127,24 @@ json() {
   jcheck "$j" "all(.[]; [.kernel_gets + .kernel_meta_gets,
     .kernel_puts + .kernel_meta_puts] == [$(echo $gets | tr ' ' ,)])" \
     "build-c.info's gets and puts ($gets)"
-  # The lru model at the median is zcache-replay at that size; the kernel's
-  # curve is zcache-replay playing the kernel stream.
-  "$replay" --page-cache "$med" --zcache capacity=1M --output json \
-    "$traces/build-c.zca" >"$tmp/r.json" || bad "zcache-replay failed"
+  # Each model at each size is zcache-replay with that model at that size
+  # (--page-cache kernel follows the recorded count); the kernel's curve is
+  # zcache-replay playing the kernel stream.
+  for m in $(jq -r '[.[].model] | unique | .[]' "$j"); do
+    for size in kernel "$med"; do
+      "$replay" --page-cache-model "$m" --page-cache "$size" \
+        --zcache capacity=1M --output json "$traces/build-c.zca" \
+        >"$tmp/r.json" || bad "zcache-replay --page-cache-model $m failed"
+      jcheck "$j" "(.[] | select(.model == \"$m\" and
+        .size_mode == \"$([ "$size" = kernel ] && echo kernel || echo median)\")
+        | [.model_gets, .model_puts, .curve[1].model_zc_hits,
+           .curve[1].model_zc_gets]) ==
+        $(jq -c '[.zc_gets, .pc_evictions, .zc_hits, .zc_gets]' "$tmp/r.json")" \
+        "$m at --page-cache $size is zcache-replay's"
+    done
+  done
   "$replay" --zcache capacity=1M --output json "$traces/build-c.kernel.zct" \
     >"$tmp/k.json" || bad "zcache-replay failed on the kernel stream"
-  jcheck "$j" "(.[] | select(.model == \"lru\" and .size_mode == \"median\")
-    | [.model_gets, .model_puts, .curve[1].model_zc_hits, .curve[1].model_zc_gets])
-    == $(jq -c '[.zc_gets, .pc_evictions, .zc_hits, .zc_gets]' "$tmp/r.json")" \
-    "lru at the median is zcache-replay --page-cache $med"
   jcheck "$j" "all(.[]; [.curve[1].kernel_zc_hits, .curve[1].kernel_zc_gets]
     == $(jq -c '[.zc_hits, .zc_gets]' "$tmp/k.json"))" \
     "the kernel's curve is zcache-replay's"

@@ -25,8 +25,9 @@
  *            device's own page cache, ext4's metadata, which the access
  *            stream cannot see) count apart as kernel_meta_gets/puts.
  *            Invalidations are neither.
- *   model_gets, model_puts     the model's zc_gets (read misses and
- *            readahead) and pc_evictions (zc_replay_stats).
+ *   model_gets, model_puts     GET and PUT ops of the model's op stream:
+ *            its read misses and readahead, its evictions (with a zcache
+ *            behind it, zc_replay_stats' zc_gets and pc_evictions).
  *   evicted_overlap  the share of the kernel's pool-0 evictions matched
  *            by a model eviction of the same page (inode, index) near the
  *            same place in the two eviction orders: taking the kernel's
@@ -88,8 +89,7 @@
 #define MAX_CAPS 64
 #define MAX_MODELS 32
 #define NO_SAMPLE UINT64_MAX
-#define PAGES_MAX 0xFFFFFFFEu     /* a replay's page cache holds fewer */
-#define READ_AHEAD_MAX (1u << 22) /* KiB: zc_replay_set_read_ahead() */
+#define PAGES_MAX 0xFFFFFFFEu /* a replay's page cache holds fewer */
 
 enum { SIZE_KERNEL, SIZE_MEDIAN, NSIZES };
 static const char *const size_name[NSIZES] = {"kernel", "median"};
@@ -108,12 +108,13 @@ static struct {
     bool size_on[NSIZES];
     uint64_t caps[MAX_CAPS]; /* zcache capacities in bytes, ascending */
     size_t ncaps;            /* 0: --no-curve */
-    int64_t read_ahead_kb;   /* -1: the stream's, else the library's */
+    bool ra_set;             /* --read-ahead-kb given: ra_kb */
+    uint64_t ra_kb;
     uint64_t memo_bytes;
     int progress; /* -1 auto */
 } o = {.output = "text",
        .zspec = "",
-       .read_ahead_kb = -1,
+
        .memo_bytes = 1ull << 30,
        .progress = -1};
 
@@ -284,23 +285,20 @@ static void usage(FILE *f)
         fprintf(f, "%s\n", help_tail[i]);
 }
 
-/* The registry's name of model s, or NULL. */
-static const char *model_named(const char *s, size_t len)
-{
-    for (size_t i = 0; zc_page_cache_model_name(i); i++) {
-        const char *m = zc_page_cache_model_name(i);
-        if (strlen(m) == len && strncmp(m, s, len) == 0)
-            return m;
-    }
-    return NULL;
-}
+static char *model_list; /* --model's list, split in place */
 
 static void parse_models(const char *list)
 {
-    for (const char *p = list;;) {
-        size_t len = strcspn(p, ",");
-        const char *m = model_named(p, len);
-        if (!m) {
+    char *save = NULL;
+
+    free(model_list);
+    if (!(model_list = strdup(list)))
+        die_usage("%s", "out of memory");
+    o.nmodels = 0;
+    for (char *m = strtok_r(model_list, ",", &save); m;
+         m = strtok_r(NULL, ",", &save)) {
+        bool dup = false;
+        if (!trace_model_known(m)) {
             char names[1024];
             size_t n = 0;
             for (size_t i = 0; zc_page_cache_model_name(i) && n < 900; i++)
@@ -308,22 +306,20 @@ static void parse_models(const char *list)
                                       i ? ", " : "",
                                       zc_page_cache_model_name(i));
             fprintf(stderr,
-                    NAME ": --model: unknown model '%.*s'; registered "
+                    NAME ": --model: unknown model '%s'; registered "
                          "models: %s\n",
-                    (int)len, p, n ? names : "(none)");
+                    m, n ? names : "(none)");
             exit(2);
         }
-        for (size_t i = 0; i < o.nmodels && m; i++)
-            if (o.models[i] == m)
-                m = NULL; /* named twice: one row */
-        if (m && o.nmodels == MAX_MODELS)
+        for (size_t i = 0; i < o.nmodels; i++)
+            dup |= strcmp(o.models[i], m) == 0; /* named twice: one row */
+        if (!dup && o.nmodels == MAX_MODELS)
             die_usage("--model %s: too many models", list);
-        if (m)
+        if (!dup)
             o.models[o.nmodels++] = m;
-        if (!p[len])
-            break;
-        p += len + 1;
     }
+    if (!o.nmodels)
+        die_usage("--model '%s': name a model", list);
 }
 
 static void parse_size_modes(const char *list)
@@ -416,8 +412,6 @@ static const char *option_value(int argc, char **argv, int *i, char *key,
 
 static void parse_option(const char *a, const char *v)
 {
-    uint64_t n;
-
     if (!strcmp(a, "--model"))
         parse_models(v);
     else if (!strcmp(a, "--size-mode"))
@@ -429,9 +423,9 @@ static void parse_option(const char *a, const char *v)
     else if (!strcmp(a, "--content"))
         o.content = v;
     else if (!strcmp(a, "--read-ahead-kb")) {
-        if (parse_u64(v, &n) || n > READ_AHEAD_MAX)
-            die_usage("--read-ahead-kb %s: want KiB, 0 to 4194304", v);
-        o.read_ahead_kb = (int64_t)n;
+        if (trace_parse_read_ahead(v, &o.ra_kb))
+            die_usage("--read-ahead-kb %s: want KiB from 0 to 4194304", v);
+        o.ra_set = true;
     } else if (!strcmp(a, "--memo")) {
         if (zc_parse_size(v, &o.memo_bytes) < 0)
             die_usage("--memo %s: want bytes with K/M/G, e.g. 512M", v);
@@ -582,9 +576,9 @@ static struct {
     size_t ndevs;
     uint64_t first, median; /* of the samples */
     size_t page_size;
-    bool ra_set; /* a readahead limit to give the models */
+    bool ra_known; /* the models' readahead limit, for the report */
     uint64_t read_ahead_kb;
-    const char *ra_from; /* where it came from, for the report */
+    const char *ra_from; /* where it comes from */
     char spec[4096];     /* the content source */
     const char *pack_id; /* the header's, or NULL */
     zc_content *src;
@@ -632,18 +626,16 @@ static void open_access(void)
     as.page_size = 4096;
     if (meta_u64("page_size", &v))
         as.page_size = (size_t)v;
+    /* What trace_model_setup() will give the models, for the report
+     * (it says what is wrong with a bad field). */
     as.ra_from = "the library's default";
-    if (o.read_ahead_kb >= 0) {
-        as.ra_set = true;
-        as.read_ahead_kb = (uint64_t)o.read_ahead_kb;
+    if (o.ra_set) {
+        as.ra_known = true;
+        as.read_ahead_kb = o.ra_kb;
         as.ra_from = "--read-ahead-kb";
-    } else if (meta_u64("read_ahead_kb", &as.read_ahead_kb)) {
-        if (as.read_ahead_kb > READ_AHEAD_MAX)
-            die(2,
-                "%s: header field read_ahead_kb=%" PRIu64 ": more than "
-                "%u KiB",
-                zca_path, as.read_ahead_kb, READ_AHEAD_MAX);
-        as.ra_set = true;
+    } else if (!trace_parse_read_ahead(zc_trace_meta(as.t, "read_ahead_kb"),
+                                       &as.read_ahead_kb)) {
+        as.ra_known = true;
         as.ra_from = "the stream's header";
     }
     as.pack_id = zc_trace_meta(as.t, "pack_id");
@@ -1022,6 +1014,7 @@ static void replay_failed(size_t i, int rc, const char *doing)
  * collect. */
 static void make_replay(const struct result *res, long c, bool collect)
 {
+    char err[512];
     int rc;
 
     run.zc = c >= 0 ? make_cache(o.caps[c]) : NULL;
@@ -1032,11 +1025,12 @@ static void make_replay(const struct result *res, long c, bool collect)
             res->start_pages);
     if (rc)
         die(1, "zc_replay_create: %s", zc_strerror(rc));
-    if ((rc = zc_replay_set_model(run.r, res->model)))
+    rc = trace_model_setup(run.r, as.t, zca_path, res->model, o.ra_set, o.ra_kb,
+                           err, sizeof(err));
+    if (rc == -1)
+        die(2, "%s", err);
+    if (rc)
         die(1, "model %s: %s", res->model, zc_strerror(rc));
-    if (as.ra_set && (rc = zc_replay_set_read_ahead(run.r, as.read_ahead_kb)))
-        die(2, "read_ahead_kb %" PRIu64 " (%s): %s", as.read_ahead_kb,
-            as.ra_from, zc_strerror(rc));
     if (collect && (rc = zc_replay_sink(run.r, collect_op, NULL)))
         die(1, "zc_replay_sink: %s", zc_strerror(rc));
 }
@@ -1173,7 +1167,7 @@ static void json_output(void)
                 ",\"kernel_meta_puts\":%" PRIu64 ",\"model_readahead\":%" PRIu64
                 ",\"read_ahead_kb\":",
                 r->matched, ks.meta_gets, ks.meta_puts, r->readahead);
-        if (as.ra_set)
+        if (as.ra_known)
             fprintf(out, "%" PRIu64, as.read_ahead_kb);
         else
             fprintf(out, "null");
@@ -1207,7 +1201,7 @@ static void text_header(void)
             as.nsamples, as.first, as.median);
     fprintf(out, "  contents       %s; zcache %s\n", as.spec,
             *o.zspec ? o.zspec : "(the library's defaults)");
-    if (as.ra_set)
+    if (as.ra_known)
         fprintf(out, "  read_ahead_kb  %" PRIu64 " (%s)\n", as.read_ahead_kb,
                 as.ra_from);
     else
@@ -1251,34 +1245,34 @@ static void text_measures(void)
             ks.ev.n, as.median, ks.meta_gets, ks.meta_puts);
 }
 
+/* One row per capacity: the kernel's zcache hits, then each model's and
+ * its difference.  (The gets do not change with the capacity: they are
+ * the first table's; the JSON has them per point.) */
 static void text_curve(void)
 {
-    char b[3][48], col[64];
+    char b[2][48], col[64];
 
     if (!o.ncaps)
         return;
     fprintf(out,
-            "\nzcache hits, the kernel's and each model's (zcache gets "
-            "in brackets):\n%-9s %20s",
+            "\nzcache hits behind the kernel's page cache and behind "
+            "each model:\n%-9s %10s",
             "capacity", "kernel");
     for (size_t i = 0; i < nresults; i++) {
         snprintf(col, sizeof(col), "%s/%s", results[i].model,
                  size_name[results[i].mode]);
-        fprintf(out, " %28s", col);
+        fprintf(out, " %18s", col);
     }
     fputc('\n', out);
     for (size_t c = 0; c < o.ncaps; c++) {
-        snprintf(b[1], sizeof(b[1]), "%" PRIu64 " (%" PRIu64 ")", ks.zc_hits[c],
-                 ks.zc_gets[c]);
-        fprintf(out, "%-9s %20s", size_str(o.caps[c], b[0], sizeof(b[0])),
-                b[1]);
+        fprintf(out, "%-9s %10" PRIu64, size_str(o.caps[c], b[0], sizeof(b[0])),
+                ks.zc_hits[c]);
         for (size_t i = 0; i < nresults; i++) {
             const struct result *r = &results[i];
-            snprintf(col, sizeof(col), "%" PRIu64 " %s (%" PRIu64 ")",
-                     r->zc_hits[c],
-                     diff_str(r->zc_hits[c], ks.zc_hits[c], b[2], sizeof(b[2])),
-                     r->zc_gets[c]);
-            fprintf(out, " %28s", col);
+            snprintf(
+                col, sizeof(col), "%" PRIu64 " %s", r->zc_hits[c],
+                diff_str(r->zc_hits[c], ks.zc_hits[c], b[1], sizeof(b[1])));
+            fprintf(out, " %18s", col);
         }
         fputc('\n', out);
     }
@@ -1373,6 +1367,7 @@ static void cleanup(void)
     free(model_ops.ev.e);
     zc_memo_destroy(memo);
     free(zca_path);
+    free(model_list);
     free(kernel_path);
 }
 
