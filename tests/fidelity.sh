@@ -139,7 +139,7 @@ json() {
         .size_mode == \"$([ "$size" = kernel ] && echo kernel || echo median)\")
         | [.model_gets, .model_puts, .curve[1].model_zc_hits,
            .curve[1].model_zc_gets]) ==
-        $(jq -c '[.zc_gets, .pc_evictions, .zc_hits, .zc_gets]' "$tmp/r.json")" \
+        $(jq -c '[.accesses - .pc_hits + (.readahead // 0), .pc_evictions, .zc_hits, .zc_gets]' "$tmp/r.json")" \
         "$m at --page-cache $size is zcache-replay's"
     done
   done

@@ -20,14 +20,17 @@
  *
  * The measures, exactly (--help says the same for users):
  *
- *   kernel_gets, kernel_puts   GET and PUT ops of the kernel stream's
- *            pool 0, the file system.  Other pools (pool 1: the block
+ *   kernel_gets, kernel_puts   pages brought in (GET ops, and
+ *            invalidate_page ops flagged write_miss: a write that missed)
+ *            and evictions (PUT ops) of the kernel stream's pool 0, the
+ *            file system.  Other pools (pool 1: the block
  *            device's own page cache, ext4's metadata, which the access
  *            stream cannot see) count apart as kernel_meta_gets/puts.
  *            Invalidations are neither.
- *   model_gets, model_puts     GET and PUT ops of the model's op stream:
- *            its read misses and readahead, its evictions (with a zcache
- *            behind it, zc_replay_stats' zc_gets and pc_evictions).
+ *   model_gets, model_puts     the same of the model's op stream: its
+ *            read misses, readahead and write misses (zc_replay_stats:
+ *            accesses - pc_hits + readahead), its evictions
+ *            (pc_evictions).
  *   evicted_overlap  the share of the kernel's pool-0 evictions matched
  *            by a model eviction of the same page (inode, index) near the
  *            same place in the two eviction orders: taking the kernel's
@@ -210,17 +213,17 @@ static const char *const help_head[] = {
     "",
     "MEASURES (per model and size mode)",
     "    kernel_gets, kernel_puts",
-    "        gets and puts of the kernel stream's pool 0, the file system's "
-    "pages.",
+    "        pages brought in (gets, and writes that missed) and evicted "
+    "(puts)",
+    "        in the kernel stream's pool 0, the file system's pages.",
     "        Its other pools (pool 1: the block device's own page cache, where",
     "        ext4 keeps metadata, which the access stream cannot see) are "
     "counted",
     "        apart: kernel_meta_gets, kernel_meta_puts.  Invalidations are "
     "neither.",
     "    model_gets, model_puts",
-    "        the model's zcache gets (read misses, and pages read ahead) and "
-    "its",
-    "        evictions.",
+    "        the same of the model: read misses, pages read ahead and writes",
+    "        that missed; its evictions.",
     "    evicted_overlap",
     "        the share of the kernel's (pool 0) evictions that the model also",
     "        makes, at about the same point: the kernel's evictions are taken "
@@ -796,10 +799,19 @@ static struct {
     struct evicts ev;
 } model_ops;
 
+/* Whether op brings a page into the page cache: a get (a read miss or
+ * readahead), or a write that missed.  The kernel stream counts a page a
+ * write brought in as a get; the model's stream says write_miss. */
+static bool brings_in(const zc_op *op)
+{
+    return op->kind == ZC_OP_GET || (op->kind == ZC_OP_INVALIDATE_PAGE &&
+                                     (op->flags & ZC_OP_WRITE_MISS));
+}
+
 static int collect_op(void *ctx, const zc_op *op)
 {
     (void)ctx;
-    if (op->kind == ZC_OP_GET)
+    if (brings_in(op))
         model_ops.gets++;
     return op->kind == ZC_OP_PUT ? evicts_push(&model_ops.ev, op) : 0;
 }
@@ -914,7 +926,7 @@ static void check_same_recording(void)
 
 static void count_kernel_op(const zc_op *op)
 {
-    if (op->kind == ZC_OP_GET) {
+    if (brings_in(op)) {
         if (op->pool == 0)
             ks.gets++;
         else
