@@ -345,7 +345,7 @@ typedef enum zc_op_kind {
     ZC_OP_INIT_FS = 1,      /* pool, page_size */
     ZC_OP_INIT_SHARED_FS,   /* pool, page_size, uuid */
     ZC_OP_PUT,              /* pool, key, index, page (content) */
-    ZC_OP_GET,              /* pool, key, index */
+    ZC_OP_GET,              /* pool, key, index, flags */
     ZC_OP_INVALIDATE_PAGE,  /* pool, key, index, flags */
     ZC_OP_INVALIDATE_INODE, /* pool, key */
     ZC_OP_INVALIDATE_FS,    /* pool */
@@ -361,6 +361,11 @@ typedef enum zc_op_kind {
  * kernel's PageActive, which zcache2 admitted on); the player passes it to
  * zc_put_page_flags() as ZC_PUT_ACTIVE. */
 #define ZC_OP_PUT_ACTIVE 1u
+/* zc_op.flags of ZC_OP_GET: a page the page-cache model read ahead, before
+ * anyone asked for it.  The player counts it as a get (zc_gets when it has
+ * a zcache, then zc_hits or disk_reads) and as readahead, never as an
+ * access, a read or a resident hit. */
+#define ZC_OP_GET_AHEAD 1u
 
 /**
  * One op.  `pool` is the stream's own pool number (0, 1, ... in order of
@@ -415,9 +420,9 @@ ZC_API int zc_ops_writer_open(const char *path,
                               zc_ops_writer **out, char *err, size_t errlen);
 
 /** Append one op (a put copies its page).  Consecutive PC_HITS ops are
- *  merged.  Returns 0; -ZC_EINVAL (a bad op: unknown kind, pool not
- *  initialised, a put without a page or with another page size); -ZC_EIO;
- *  -ZC_ENOMEM.  Errors are sticky. */
+ *  merged.  Returns 0; -ZC_EINVAL (a bad op: unknown kind or flags, pool
+ *  not initialised, a put without a page or with another page size);
+ *  -ZC_EIO; -ZC_ENOMEM.  Errors are sticky. */
 ZC_API int zc_ops_write(zc_ops_writer *w, const zc_op *op);
 
 /** The last error's message, or "". */
