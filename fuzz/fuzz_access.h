@@ -5,8 +5,10 @@
  * The requests are read once more from memory file slot 0 and written
  * with zc_access_writer into slot 3 (binary, zstd level 1) and slot 4
  * (text) at the stream's page size; each must read back (sniffed) as the
- * same requests in the same order: the run's count and chain.  Resident
- * samples are state, not requests, and are not carried over.
+ * same requests in the same order: the run's count and chain, which
+ * hashes flags and file sizes too (the writer records a request's
+ * ZC_REQ_SIZE file_size where it changes).  Resident samples are state,
+ * not requests, and are not carried over.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

@@ -9,7 +9,8 @@
  *     message one non-empty line starting with the path; errors and the
  *     end are sticky;
  *   - every op handed out is well-formed: a known kind, a put with a page,
- *     pools below the format's limit;
+ *     puts and gets with their known flags only (active, ahead), pools
+ *     below the format's limit;
  *   - the ops, played into a small zcache with verification on, never
  *     fail and never make a get return wrong data, and the cache passes
  *     zc_cache_check() afterwards (arbitrary cleancache op sequences are
@@ -54,7 +55,8 @@ static uint64_t op_hash(const zc_op *op, size_t page_size)
     if (op->kind == ZC_OP_INVALIDATE_INODE)
         return h;
     h = mix(h, op->index);
-    if (op->kind == ZC_OP_INVALIDATE_PAGE || op->kind == ZC_OP_PUT)
+    if (op->kind == ZC_OP_INVALIDATE_PAGE || op->kind == ZC_OP_PUT ||
+        op->kind == ZC_OP_GET)
         h = mix(h, op->flags);
     if (op->kind == ZC_OP_PUT)
         h = mix(h, fuzz_hash(op->page, page_size));
@@ -85,7 +87,9 @@ static void drain(const char *path, struct drained *d, zc_ops_writer *w,
     while ((d->rc = zc_ops_next(r, &op)) == 1) {
         FUZZ_CHECK(op.kind >= ZC_OP_INIT_FS && op.kind <= ZC_OP_PC_HITS);
         if (op.kind == ZC_OP_PUT)
-            FUZZ_CHECK(op.page != NULL);
+            FUZZ_CHECK(op.page != NULL && (op.flags & ~ZC_OP_PUT_ACTIVE) == 0);
+        if (op.kind == ZC_OP_GET)
+            FUZZ_CHECK((op.flags & ~ZC_OP_GET_AHEAD) == 0);
         /* Runs of pc_hits are merged by the writer: hash their sums. */
         if (op.kind == ZC_OP_PC_HITS) {
             FUZZ_CHECK(op.count > 0);

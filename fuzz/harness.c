@@ -3,11 +3,12 @@
  * libFuzzer targets (harness.h says what is checked and why).
  *
  * Hashes: a request is mixed into one 64-bit value (splitmix64's
- * finaliser over its fields).  The order-dependent hash of a run is the
- * polynomial chain = chain * K + h over its requests, so the chain of A
- * followed by B is chain(A) * K^count(B) + chain(B): the check that [A, B]
- * reads as A then B needs no list of requests.  The order-independent
- * hash is the plain sum of the h, for merges, whose order is by time.
+ * finaliser over its fields, flags and file size included).  The
+ * order-dependent hash of a run is the polynomial chain = chain * K + h over
+ * its requests, so the chain of A followed by B is chain(A) * K^count(B) +
+ * chain(B): the check that [A, B] reads as A then B needs no list of requests.
+ * The order-independent hash is the plain sum of the h, for merges, whose order
+ * is by time.
  *
  * Large blocks.  A trace takes a 1 MiB buffer (and 256 KiB per file of a
  * merge) at every open.  Under ASan each such malloc is a fresh mmap of
@@ -221,7 +222,10 @@ static uint64_t request_hash(const zc_request *r)
 
     h = mix64(h ^ ((uint64_t)r->dev << 1 | (r->write ? 1 : 0)));
     h = mix64(h ^ r->offset);
-    return mix64(h ^ r->length);
+    h = mix64(h ^ r->length);
+    h = mix64(h ^ r->ino);
+    h = mix64(h ^ r->flags);
+    return mix64(h ^ r->file_size);
 }
 
 static uint64_t power(uint64_t k, uint64_t n)
@@ -360,11 +364,16 @@ static void check_request(const zc_request *req, const char *format)
     if (strcmp(format, "vscsi") == 0)
         FUZZ_CHECK(req->dev == 0);
     if (strncmp(format, "access", 6) == 0) /* access streams: file pages */
-        FUZZ_CHECK(req->ino != 0 && (req->flags & ~ZC_REQ_MAPPED) == 0 &&
-                   !(req->write && req->flags) && req->offset % 512 == 0 &&
-                   req->length % 512 == 0);
+        FUZZ_CHECK(
+            req->ino != 0 &&
+            (req->flags & ~(ZC_REQ_MAPPED | ZC_REQ_AROUND | ZC_REQ_SIZE)) ==
+                0 &&
+            (!(req->flags & ZC_REQ_AROUND) || (req->flags & ZC_REQ_MAPPED)) &&
+            !(req->write && (req->flags & ZC_REQ_MAPPED)) &&
+            ((req->flags & ZC_REQ_SIZE) || req->file_size == 0) &&
+            req->offset % 512 == 0 && req->length % 512 == 0);
     else /* block requests */
-        FUZZ_CHECK(req->ino == 0 && req->flags == 0);
+        FUZZ_CHECK(req->ino == 0 && req->flags == 0 && req->file_size == 0);
 }
 
 static void copy_str(char *dst, size_t len, const char *src)
@@ -497,8 +506,7 @@ static void check_merge(const struct fuzz_reads *x)
 {
     const struct fuzz_run *a = &x->a, *b = &x->b, *m = &x->pair;
 
-    if (fuzz_zstd_refused(a) || fuzz_zstd_refused(b) ||
-        fuzz_zstd_refused(m))
+    if (fuzz_zstd_refused(a) || fuzz_zstd_refused(b) || fuzz_zstd_refused(m))
         return;
     FUZZ_CHECK(a->open_rc == 0 && b->open_rc == 0 && m->open_rc == 0);
     if (fuzz_complete(a) && fuzz_complete(b)) {

@@ -15,7 +15,9 @@
  *
  *   - every request has length > 0 and offset + length below 2^64; a
  *     block list's request is one whole page of device 0 at time 0; an
- *     access stream's has ino != 0 and whole pages, others ino = flags = 0;
+ *     access stream's has ino != 0, whole pages and known flags (fault-
+ *     around only mapped, mapped only reads, a file_size only with
+ *     ZC_REQ_SIZE), others ino = flags = file_size = 0;
  *   - no more requests than the input has bytes (a reader that makes
  *     requests out of nothing would loop);
  *   - an error is -ZC_EFORMAT (memory files never fail to read) and its
@@ -90,10 +92,10 @@ struct fuzz_run {
  * decompresses both). */
 static inline bool fuzz_is_zstd(const uint8_t *d, size_t n)
 {
-    return n >= 4 && ((d[0] == 0x28 && d[1] == 0xb5 && d[2] == 0x2f &&
-                       d[3] == 0xfd) ||
-                      ((d[0] & 0xf0) == 0x50 && d[1] == 0x2a && d[2] == 0x4d &&
-                       d[3] == 0x18));
+    return n >= 4 &&
+           ((d[0] == 0x28 && d[1] == 0xb5 && d[2] == 0x2f && d[3] == 0xfd) ||
+            ((d[0] & 0xf0) == 0x50 && d[1] == 0x2a && d[2] == 0x4d &&
+             d[3] == 0x18));
 }
 
 /* Whether a run's open was refused for its zstd data: damaged, zstd

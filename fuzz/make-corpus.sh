@@ -310,10 +310,11 @@ varint() { # varint VALUE (below 2^63): LEB128 escapes
   done
   printf '%s' "$s$(printf '\\x%02x' "$v")"
 }
-zca_header() { # zca_header FIELDS: the header, fields given with \n escapes
-  local tmp
+zca_header() { # zca_header FIELDS [MINOR]: the header of version 1.MINOR
+  local tmp          # (default 1), fields given with \n escapes
   tmp=$(mktemp)
-  printf '\x89ZCA\r\n\x1a\n\x01\x00\x00\x00' >"$tmp"
+  printf '\x89ZCA\r\n\x1a\n\x01\x00' >"$tmp"
+  printf "$(int "${2:-1}" 2 le)" >>"$tmp"
   printf "$(int "$(printf "$1" | wc -c)" 4 le)" >>"$tmp"
   printf "$1" >>"$tmp"
   printf "$(adler32 <"$tmp")" >>"$tmp"
@@ -327,16 +328,26 @@ zrec() { # zrec OP VALUES...: one record
   for v in "$@"; do s+=$(varint "$v"); done
   printf "$s"
 }
-zca_records() {
+zca_records() { # version 1.0 records
   zrec 1 1000 $((8 << 20 | 17)) 12 0 4
   zrec 4 500 $((8 << 20 | 17)) 1234
   zrec 3 0 $((8 << 20 | 17)) 12 4 1
   zrec 2 1000000000 $((259 << 20 | 3)) 4611686018427387903 7 2
   zrec 1 1 4294967295 1 4503599627370494 1
 }
+zca_records_11() { # and 1.1's: sizes (05) and fault-around (06)
+  zrec 5 0 $((8 << 20 | 17)) 12 20000
+  zrec 6 10 $((8 << 20 | 17)) 12 2 3
+  zrec 1 0 $((8 << 20 | 17)) 12 0 2
+  zrec 5 7 $((8 << 20 | 17)) 12 9223372036854775807
+  zrec 3 0 $((8 << 20 | 17)) 12 9 1
+}
 za=fuzz_access
-{ zca_header 'page_size=4096\nmemory_limit=256M\npack=rec.zcp\n'; zca_records; zrec 126 5; } |
+{ zca_header 'page_size=4096\nmemory_limit=256M\npack=rec.zcp\n'; zca_records; zca_records_11; zrec 126 10; } |
   seed $za plain
+{ zca_header 'page_size=4096\n' 0; zca_records; zrec 126 5; } | seed $za version-1.0
+{ zca_header 'page_size=4096\n' 0; zca_records_11; zrec 126 5; } | seed $za version-1.0-new-records
+{ zca_header 'page_size=4096\n'; zrec 5 1 1 0 4096; zrec 126 1; } | seed $za size-inode-zero
 zstd -q -19 --check -c "$out/$za/seed-plain" | seed $za zstd
 { zca_header 'page_size=512\n'; zrec 126 0; } | seed $za no-records
 { zca_header 'page_size=4096\n'; zca_records; } | seed $za no-end
@@ -357,6 +368,11 @@ meta memory_limit 256M
 0.000001000 r 8:17 12 0 4
 0.000001500 resident 8:17 1234
 0.000001500 m 8388625 12 4
+0.000001500 size 8:17 12 20000
+0.000002 a 8:17 12 2 3
+0.000002 r 8:17 12 0 2
+0.000003 size 8388625 12 18446744073709551615
+0.000003 m 8:17 12 9
 1.5 w 259:3 4611686018427387903 7 2
 18446744073.709551615 r 4095:1048575 1 4503599627370494
 end
@@ -368,6 +384,8 @@ printf 'zca-text 1\nmeta page_size 4096\n1 r 8:1 0 0\nend\n' | seed $zt inode-ze
 printf 'zca-text 1\nmeta page_size 4096\n1 r 8:1 5 18446744073709551615 2\nend\n' |
   seed $zt index-overflow
 printf 'zca-text 1\nmeta page_size 4096\nend\n1 r 8:1 5 0\n' | seed $zt after-end
+printf 'zca-text 1\nmeta page_size 4096\n1 size 8:1 0 4096\nend\n' | seed $zt size-inode-zero
+printf 'zca-text 1\nmeta page_size 4096\n1 size 8:1 5\n1 a 8:1 5 0\nend\n' | seed $zt size-short
 
 # ---- auto: one of each sniffable format, and what sniffs as nothing --------
 

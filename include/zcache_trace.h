@@ -128,11 +128,15 @@ ZC_API const char *zc_trace_format_doc(size_t i);
 /*
  * An access stream records every page a program reads (read(2) or through
  * a mapping) or writes, keyed as cleancache keys pages: file system (its
- * s_dev), inode, page index; with the time, and samples of the kernel's
- * resident page count per file system.  Its readers are trace formats
- * ("access": the compact binary form, "access-text": the text form), so
- * zc_trace_open() reads them like any trace, sniffed by "auto"; each
- * access is one zc_request with ino != 0 and a whole number of pages.
+ * s_dev), inode, page index; with the time, samples of the kernel's
+ * resident page count per file system, and file sizes.  Its readers are
+ * trace formats ("access": the compact binary form, "access-text": the
+ * text form), so zc_trace_open() reads them like any trace, sniffed by
+ * "auto"; each access is one zc_request with ino != 0 and a whole number
+ * of pages, mapped ones flagged ZC_REQ_MAPPED (a fault) or ZC_REQ_MAPPED
+ * | ZC_REQ_AROUND (fault-around), and those of a file whose size the
+ * stream recorded before them (in the same file of the trace) flagged
+ * ZC_REQ_SIZE with file_size.
  * Header fields (zc_trace_meta()) say what the recorder knew: page_size
  * (always), pack (the content pack beside the stream, if any),
  * memory_limit, read_ahead_kb, and anything else the writer was given.
@@ -155,14 +159,28 @@ ZC_API int zc_access_writer_open(const char *path,
                                  size_t errlen);
 
 /** Append one access: req->ino != 0, offset and length whole pages,
- *  time_ns not before the previous record's.  Returns 0; -ZC_EINVAL (a bad
- *  request, with a message); -ZC_EIO; -ZC_ENOMEM.  Errors are sticky. */
+ *  time_ns not before the previous record's.  Flags: ZC_REQ_MAPPED (a
+ *  read: a fault), with ZC_REQ_AROUND (fault-around: AROUND without
+ *  MAPPED is refused), ZC_REQ_SIZE (req->file_size is the file's size: a
+ *  size record goes before the access when it is not the size last
+ *  written for the file, so that a request read back carries it).
+ *  Returns 0; -ZC_EINVAL (a bad request, with a message); -ZC_EIO;
+ *  -ZC_ENOMEM.  Errors are sticky. */
 ZC_API int zc_access_write(zc_access_writer *w, const zc_request *req);
 
 /** Append a sample: at time_ns the kernel held `pages` pages of file
  *  system dev.  Returns as zc_access_write(). */
 ZC_API int zc_access_write_resident(zc_access_writer *w, uint64_t time_ns,
                                     uint32_t dev, uint64_t pages);
+
+/** Append a size record: from time_ns on, file ino (!= 0) of file system
+ *  dev has `bytes` bytes; every later request of the file read from the
+ *  stream carries ZC_REQ_SIZE and file_size = bytes, until the file's
+ *  next size record.  Written whatever the size last written was.
+ *  Returns as zc_access_write() (-ZC_EINVAL: ino 0, or time_ns before the
+ *  previous record's). */
+ZC_API int zc_access_write_size(zc_access_writer *w, uint64_t time_ns,
+                                uint32_t dev, uint64_t ino, uint64_t bytes);
 
 /** The last error's message, or "". */
 ZC_API const char *zc_access_writer_error(const zc_access_writer *w);
@@ -327,7 +345,7 @@ typedef enum zc_op_kind {
     ZC_OP_INIT_FS = 1,      /* pool, page_size */
     ZC_OP_INIT_SHARED_FS,   /* pool, page_size, uuid */
     ZC_OP_PUT,              /* pool, key, index, page (content) */
-    ZC_OP_GET,              /* pool, key, index */
+    ZC_OP_GET,              /* pool, key, index, flags */
     ZC_OP_INVALIDATE_PAGE,  /* pool, key, index, flags */
     ZC_OP_INVALIDATE_INODE, /* pool, key */
     ZC_OP_INVALIDATE_FS,    /* pool */
@@ -343,9 +361,10 @@ typedef enum zc_op_kind {
  * kernel's PageActive, which zcache2 admitted on); the player passes it to
  * zc_put_page_flags() as ZC_PUT_ACTIVE. */
 #define ZC_OP_PUT_ACTIVE 1u
-/* zc_op.flags of ZC_OP_GET: a page the page-cache model read ahead,
- * before anyone asked for it: a zcache get that is not an access (counted
- * in zc_replay_stats.readahead). */
+/* zc_op.flags of ZC_OP_GET: a page the page-cache model read ahead, before
+ * anyone asked for it.  The player counts it as a get (zc_gets when it has
+ * a zcache, then zc_hits or disk_reads) and as readahead, never as an
+ * access, a read or a resident hit. */
 #define ZC_OP_GET_AHEAD 1u
 
 /**
@@ -401,9 +420,9 @@ ZC_API int zc_ops_writer_open(const char *path,
                               zc_ops_writer **out, char *err, size_t errlen);
 
 /** Append one op (a put copies its page).  Consecutive PC_HITS ops are
- *  merged.  Returns 0; -ZC_EINVAL (a bad op: unknown kind, pool not
- *  initialised, a put without a page or with another page size); -ZC_EIO;
- *  -ZC_ENOMEM.  Errors are sticky. */
+ *  merged.  Returns 0; -ZC_EINVAL (a bad op: unknown kind or flags, pool
+ *  not initialised, a put without a page or with another page size);
+ *  -ZC_EIO; -ZC_ENOMEM.  Errors are sticky. */
 ZC_API int zc_ops_write(zc_ops_writer *w, const zc_op *op);
 
 /** The last error's message, or "". */

@@ -9,7 +9,7 @@ set -euo pipefail
 sweep=$1 replay=$2 trace=$3 format=${4:-blkparse} content=${5:-synth:1}
 copt=(--content "$content")
 [ "$content" = - ] && copt=()
-fields="accesses reads writes pc_hits zc_gets zc_hits disk_reads zc_puts zc_stored resident_hits"
+fields="accesses reads writes pc_hits zc_gets zc_hits disk_reads zc_puts zc_stored resident_hits readahead"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -2,14 +2,15 @@
  * test_access.c - access streams (.zca): the writer, the "access" and
  * "access-text" readers, and the zstd layer under every trace format.
  *
- * Random streams (with resident samples, header fields, the mapped flag
- * and values at the edges of their ranges) are written in both forms and
- * read back exactly, with zc_trace_resident() checked after every
- * request.  Hand-made binary streams check each format error and its
- * offset; text errors name their line.  Every truncation of a small
- * stream fails, and every bit flip of a compressed one fails or reads the
- * same.  Other formats are read through zstd (compressed here with the
- * libzstd API): sniffed, forced, in concatenated frames, and with their
+ * Random streams (with resident samples, file sizes, header fields, the
+ * mapped and fault-around flags and values at the edges of their ranges)
+ * are written in both forms and read back exactly, with
+ * zc_trace_resident() checked after every request and every request
+ * carrying its file's last recorded size.  Hand-made binary streams check each
+ * format error and its offset; text errors name their line.  Every truncation
+ * of a small stream fails, and every bit flip of a compressed one fails or
+ * reads the same.  Other formats are read through zstd (compressed here with
+ * the libzstd API): sniffed, forced, in concatenated frames, and with their
  * entry-size check applied to the decompressed bytes.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -134,9 +135,62 @@ static uint64_t pick_time_step(zt_rng *g)
     }
 }
 
+/* The sizes a stream recorded, as the reader keeps them: the last of each
+ * (dev, ino). */
+struct sizes {
+    size_t n;
+    struct {
+        uint32_t dev;
+        uint64_t ino, bytes;
+    } v[700];
+};
+
+static void sizes_set(struct sizes *z, uint32_t dev, uint64_t ino,
+                      uint64_t bytes)
+{
+    size_t i;
+
+    for (i = 0; i < z->n && (z->v[i].dev != dev || z->v[i].ino != ino); i++)
+        ;
+    if (i == z->n) {
+        assert_true(z->n < ARRAY_LEN(z->v));
+        z->n++;
+    }
+    z->v[i].dev = dev;
+    z->v[i].ino = ino;
+    z->v[i].bytes = bytes;
+}
+
+/* q as the reader hands it out: with its file's last size, if any. */
+static void sizes_apply(const struct sizes *z, zc_request *q)
+{
+    q->flags &= ~ZC_REQ_SIZE;
+    q->file_size = 0;
+    for (size_t i = 0; i < z->n; i++)
+        if (z->v[i].dev == q->dev && z->v[i].ino == q->ino) {
+            q->flags |= ZC_REQ_SIZE;
+            q->file_size = z->v[i].bytes;
+        }
+}
+
+static uint64_t pick_ino(zt_rng *g)
+{
+    return zt_rng_below(g, 8) ? 1 + zt_rng_below(g, 50) : zt_rng_next(g) | 1;
+}
+
+static uint64_t pick_size(zt_rng *g)
+{
+    switch (zt_rng_below(g, 4)) {
+    case 0: return zt_rng_below(g, 3) ? 0 : UINT64_MAX;
+    case 1: return zt_rng_next(g);
+    default: return zt_rng_below(g, 1 << 24);
+    }
+}
+
 static void write_stream(const char *path, bool text, uint64_t seed,
                          struct stream *s)
 {
+    static struct sizes z;
     zc_access_writer_options o = {.text = text,
                                   .level = 3,
                                   .meta = "memory_limit=256M\n"
@@ -150,6 +204,7 @@ static void write_stream(const char *path, bool text, uint64_t seed,
     zt_rng_seed(&g, seed);
     assert_int_equal(zc_access_writer_open(path, &o, &w, err, sizeof(err)), 0);
     s->n = 0;
+    z.n = 0;
     while (s->n < ARRAY_LEN(s->req)) {
         uint64_t step = pick_time_step(&g);
         t = step > UINT64_MAX - t ? UINT64_MAX : t + step;
@@ -163,12 +218,18 @@ static void write_stream(const char *path, bool text, uint64_t seed,
             cur[d] = pages + 1;
             continue;
         }
+        if (zt_rng_below(&g, 8) == 0) {
+            uint32_t dev = devs[zt_rng_below(&g, NDEV)];
+            uint64_t ino = pick_ino(&g), bytes = pick_size(&g);
+            assert_int_equal(zc_access_write_size(w, t, dev, ino, bytes), 0);
+            sizes_set(&z, dev, ino, bytes);
+            continue;
+        }
         zc_request *q = &s->req[s->n];
         uint64_t index, count;
         *q = (zc_request){.time_ns = t};
         q->dev = devs[zt_rng_below(&g, NDEV)];
-        q->ino = zt_rng_below(&g, 8) ? 1 + zt_rng_below(&g, 50)
-                                     : zt_rng_next(&g) | 1;
+        q->ino = pick_ino(&g);
         switch (zt_rng_below(&g, 4)) {
         case 0: /* the last pages a byte offset can name */
             count = 1 + zt_rng_below(&g, 4);
@@ -182,8 +243,15 @@ static void write_stream(const char *path, bool text, uint64_t seed,
         q->length = count * PAGE;
         q->write = zt_rng_below(&g, 3) == 0;
         if (!q->write && zt_rng_below(&g, 3) == 0)
-            q->flags = ZC_REQ_MAPPED;
+            q->flags = zt_rng_below(&g, 2) ? ZC_REQ_MAPPED
+                                           : ZC_REQ_MAPPED | ZC_REQ_AROUND;
+        if (zt_rng_below(&g, 4) == 0) { /* a size the writer records */
+            q->flags |= ZC_REQ_SIZE;
+            q->file_size = pick_size(&g);
+            sizes_set(&z, q->dev, q->ino, q->file_size);
+        }
         assert_int_equal(zc_access_write(w, q), 0);
+        sizes_apply(&z, q);
         memcpy(&s->res[s->n * NDEV], cur, sizeof(cur));
         s->n++;
     }
@@ -285,20 +353,27 @@ static void b_op(struct bytes *x, unsigned op, int n, ...)
     va_end(ap);
 }
 
-/* The header with these fields. */
-static void b_header(struct bytes *x, const char *fields)
+/* The header of version 1.minor with these fields. */
+static void b_header_v(struct bytes *x, const char *fields, unsigned minor)
 {
     unsigned char fixed[16], sum[4];
     size_t n = strlen(fields);
 
     x->n = 0;
     memcpy(fixed, "\x89ZCA\r\n\x1a\n\x01\x00\x00\x00", 12);
+    fixed[10] = (unsigned char)minor;
     zt_put_le32(fixed + 12, (uint32_t)n);
     b_put(x, fixed, 16);
     b_put(x, fields, n);
     zt_put_le32(sum, lzo_adler32(lzo_adler32(1, fixed, 16),
                                  (const unsigned char *)fields, n));
     b_put(x, sum, 4);
+}
+
+/* The header of this library's version, 1.1. */
+static void b_header(struct bytes *x, const char *fields)
+{
+    b_header_v(x, fields, 1);
 }
 
 #define U(v) ((uint64_t)(v))
@@ -403,8 +478,56 @@ static void test_binary_format_errors_name_the_offset(void **state)
     expect_bytes_fail(&x, HLEN + 2, "bytes after the end record");
 
     b_header(&x, HDR);
-    b_op(&x, 0x05, 1, U(0));
-    expect_bytes_fail(&x, HLEN, "unknown record type 0x05");
+    b_op(&x, 0x07, 1, U(0));
+    expect_bytes_fail(&x, HLEN, "unknown record type 0x07");
+
+    /* sizes and fault-around */
+    b_header(&x, HDR);
+    b_op(&x, 0x05, 4, U(1), U(1), U(0), U(5));
+    b_op(&x, 0x7E, 1, U(1));
+    expect_bytes_fail(&x, HLEN, "inode 0");
+    b_header(&x, HDR);
+    b_op(&x, 0x01, 5, U(1), U(1), U(5), U(0), U(1));
+    b_op(&x, 0x05, 4, U(1), U(1) << 32, U(5), U(5));
+    b_op(&x, 0x7E, 1, U(2));
+    expect_bytes_fail(&x, HLEN + 6, "dev is not below 2^32");
+    b_header(&x, HDR);
+    b_op(&x, 0x05, 4, UINT64_MAX, U(1), U(5), U(5));
+    b_op(&x, 0x05, 4, U(1), U(1), U(5), U(5));
+    expect_bytes_fail(&x, HLEN + 14, "time past 2^64");
+    b_header(&x, HDR);
+    b_put(&x, "\x05\x01\x01\x05", 4);
+    expect_bytes_fail(&x, HLEN, "truncated record");
+    b_header(&x, HDR);
+    b_op(&x, 0x06, 5, U(1), U(1), U(5), U(0), U(0));
+    expect_bytes_fail(&x, HLEN, "count 0");
+    b_header(&x, HDR);
+    b_op(&x, 0x06, 5, U(1), U(1), U(0), U(0), U(1));
+    expect_bytes_fail(&x, HLEN, "inode 0");
+    b_header(&x, HDR);
+    b_op(&x, 0x05, 4, U(1), U(1), U(5), U(5));
+    b_op(&x, 0x06, 5, U(1), U(1), U(5), U(0), U(1));
+    b_op(&x, 0x7E, 1, U(1)); /* both count */
+    expect_bytes_fail(&x, HLEN + 5 + 6, "counts 1 records, the stream has 2");
+
+    /* a 1.0 stream reads (no sizes, no fault-around), and has neither */
+    b_header_v(&x, HDR, 0);
+    b_op(&x, 0x03, 5, U(1), U(1), U(5), U(0), U(1));
+    b_op(&x, 0x7E, 1, U(1));
+    read_bytes(&x, &r);
+    assert_int_equal(r.rc, 0);
+    assert_int_equal(r.n, 1);
+    assert_int_equal(r.req[0].flags, ZC_REQ_MAPPED);
+    assert_int_equal(r.req[0].file_size, 0);
+    read_free(&r);
+    b_header_v(&x, HDR, 0);
+    b_op(&x, 0x05, 4, U(1), U(1), U(5), U(5));
+    b_op(&x, 0x7E, 1, U(1));
+    expect_bytes_fail(&x, HLEN, "unknown record type 0x05 in a version 1.0");
+    b_header_v(&x, HDR, 0);
+    b_op(&x, 0x06, 5, U(1), U(1), U(5), U(0), U(1));
+    b_op(&x, 0x7E, 1, U(1));
+    expect_bytes_fail(&x, HLEN, "unknown record type 0x06 in a version 1.0");
 
     b_header(&x, HDR);
     b_put(&x, "\x01\x01\x01", 3);
@@ -431,7 +554,7 @@ static void test_binary_format_errors_name_the_offset(void **state)
     expect_bytes_fail(&x, 31, "checksum");
     b_header(&x, HDR);
     x.b[8] = 2;
-    expect_bytes_fail(&x, 8, "version 2.0");
+    expect_bytes_fail(&x, 8, "version 2.1");
     b_header(&x, HDR);
     x.b[1] = 'X';
     read_bytes(&x, &r);
@@ -475,9 +598,11 @@ static void test_binary_format_errors_name_the_offset(void **state)
     /* a newer minor version is refused, the reader's own is read */
     b_header(&x, HDR);
     b_op(&x, 0x7E, 1, U(0));
-    x.b[10] = 9;
-    expect_bytes_fail(&x, 10, "written by a newer libzcache (version 1.9)");
-    x.b[10] = 0;
+    x.b[10] = 2;
+    expect_bytes_fail(&x, 10,
+                      "written by a newer libzcache (version 1.2); this "
+                      "library reads up to version 1.1");
+    x.b[10] = 1;
     read_bytes(&x, &r);
     assert_int_equal(r.rc, 0);
     read_free(&r);
@@ -489,8 +614,9 @@ static void test_binary_format_errors_name_the_offset(void **state)
     assert_int_equal(r.rc, 0);
     read_free(&r);
     read_path(zt_write_tmp("plain.zca", x.b, x.n), "access", &r);
-    assert_fails(&r, "plain.zca: offset 0: an access stream's binary form must be "
-                     "zstd-compressed (its checksum guards the records)");
+    assert_fails(&r,
+                 "plain.zca: offset 0: an access stream's binary form must be "
+                 "zstd-compressed (its checksum guards the records)");
     read_free(&r);
     read_path(zt_write_tmp("plain.zca", x.b, x.n), NULL, &r);
     assert_fails(&r, "must be zstd-compressed");
@@ -516,7 +642,13 @@ static void small_stream(const char *path, bool text)
         q.time_ns = 1000u * (uint64_t)i;
         q.offset = PAGE * (uint64_t)(i * 7 % 5);
         q.write = i % 4 == 3;
-        q.flags = i % 4 == 1 ? ZC_REQ_MAPPED : 0;
+        q.flags = i % 4 == 1   ? ZC_REQ_MAPPED
+                  : i % 4 == 2 ? ZC_REQ_MAPPED | ZC_REQ_AROUND
+                               : 0;
+        if (i % 6 == 4) {
+            q.flags |= ZC_REQ_SIZE;
+            q.file_size = PAGE * (uint64_t)(i + 1);
+        }
         assert_int_equal(zc_access_write(w, &q), 0);
         if (i % 5 == 2)
             assert_int_equal(
@@ -647,12 +779,30 @@ static void test_text_errors_name_the_line(void **state)
         {"zca-text 1\nmeta page_size 4096\n1 r 4294967296 5 0\nend\n",
          ":3: bad DEV"},
         {"zca-text 1\nmeta page_size 4096\n1 r 8:1 5 0 1 9\nend\n",
-         ":3: expected \"TIME r|w|m"},
+         ":3: expected \"TIME r|w|m|a DEV INO INDEX [COUNT]\""},
         {"zca-text 1\nmeta page_size 4096\n1 r 8:1 5 18446744073709551615 "
          "2\nend\n",
          ":3: index + count"},
         {"zca-text 1\nmeta page_size 4096\n1 resident 8:1\nend\n",
          ":3: expected \"TIME resident"},
+        {"zca-text 1\nmeta page_size 4096\n1 size 8:1 5\nend\n",
+         ":3: expected \"TIME size DEV INO BYTES\""},
+        {"zca-text 1\nmeta page_size 4096\n1 size 8:1 5 1 2\nend\n",
+         ":3: expected \"TIME size"},
+        {"zca-text 1\nmeta page_size 4096\n1 size 8:1 5 "
+         "18446744073709551616\nend\n",
+         ":3: expected \"TIME size"},
+        {"zca-text 1\nmeta page_size 4096\n1 r 8:1 5 0\n1 size 8:1 0 4096\n"
+         "end\n",
+         ":4: inode 0"},
+        {"zca-text 1\nmeta page_size 4096\n1 size x 5 4096\nend\n",
+         ":3: bad DEV"},
+        {"zca-text 1\nmeta page_size 4096\n1 a 8:1 5\nend\n",
+         ":3: expected \"TIME r|w|m|a"},
+        {"zca-text 1\nmeta page_size 4096\n1 a 8:1 5 0 0\nend\n",
+         ":3: count 0"},
+        {"zca-text 1\nmeta page_size 4096\n1 s 8:1 5 0\nend\n",
+         ":3: unknown record \"s\" (r, w, m, a, resident, size, end)"},
         {"zca-text 1\nmeta page_size 4096\nend\n1 r 8:1 5 0\n",
          ":4: data after \"end\""},
         {"zca-text 1\nmeta page_size 4096\n1 r 8:1 5 0 1048577\nend\n",
@@ -770,6 +920,7 @@ static void test_resident_is_the_last_sample_before_the_request(void **state)
     assert_int_equal(zc_trace_next(t, &q), 1);
     assert_int_equal(q.ino, 0);
     assert_int_equal(q.flags, 0);
+    assert_int_equal(q.file_size, 0);
     assert_int_equal(zc_trace_resident(t, 8 << 20 | 16, &pages), 0);
     zc_trace_close(t);
 }
@@ -793,7 +944,21 @@ static void test_writer_rejects_bad_requests(void **state)
          "below 2^64"},
         {{.time_ns = 5, .ino = 1, .length = (U(1) << 20) * PAGE + PAGE},
          "past the cap of 2^20 pages"},
-        {{.time_ns = 5, .ino = 1, .length = PAGE, .flags = 2}, "flags"},
+        {{.time_ns = 5, .ino = 1, .length = PAGE, .flags = 8}, "flags"},
+        {{.time_ns = 5, .ino = 1, .length = PAGE, .flags = ZC_REQ_AROUND},
+         "fault-around (ZC_REQ_AROUND) without ZC_REQ_MAPPED"},
+        {{.time_ns = 5,
+          .ino = 1,
+          .length = PAGE,
+          .write = true,
+          .flags = ZC_REQ_MAPPED | ZC_REQ_AROUND},
+         "mapped write"},
+        {{.time_ns = 4,
+          .ino = 1,
+          .length = PAGE,
+          .flags = ZC_REQ_SIZE,
+          .file_size = 9},
+         "before the previous"},
         {{.time_ns = 5,
           .ino = 1,
           .length = PAGE,
@@ -820,6 +985,7 @@ static void test_writer_rejects_bad_requests(void **state)
         /* sticky: a good request after it fails the same */
         assert_int_equal(zc_access_write(w, &ok), -ZC_EINVAL);
         assert_int_equal(zc_access_write_resident(w, 9, 1, 1), -ZC_EINVAL);
+        assert_int_equal(zc_access_write_size(w, 9, 1, 1, 1), -ZC_EINVAL);
         assert_int_equal(zc_access_writer_close(w, err, sizeof(err)),
                          -ZC_EINVAL);
         assert_non_null(strstr(err, bad[i].what));
@@ -829,6 +995,21 @@ static void test_writer_rejects_bad_requests(void **state)
     assert_int_equal(zc_access_write_resident(w, 9, 1, 1), 0);
     assert_int_equal(zc_access_write_resident(w, 8, 1, 1), -ZC_EINVAL);
     assert_int_equal(zc_access_writer_close(w, NULL, 0), -ZC_EINVAL);
+    /* sizes: of a file, not in the past */
+    for (int text = 0; text < 2; text++) {
+        o = (zc_access_writer_options){.text = text};
+        assert_int_equal(zc_access_writer_open(path, &o, &w, NULL, 0), 0);
+        assert_int_equal(zc_access_write_size(w, 9, 1, 0, 1), -ZC_EINVAL);
+        assert_non_null(strstr(zc_access_writer_error(w), "inode 0"));
+        assert_int_equal(zc_access_writer_close(w, NULL, 0), -ZC_EINVAL);
+        assert_int_equal(zc_access_writer_open(path, &o, &w, NULL, 0), 0);
+        assert_int_equal(zc_access_write_size(w, 9, 1, 2, 1), 0);
+        assert_int_equal(zc_access_write_size(w, 8, 1, 2, 1), -ZC_EINVAL);
+        assert_non_null(
+            strstr(zc_access_writer_error(w), "before the previous"));
+        assert_int_equal(zc_access_writer_close(w, NULL, 0), -ZC_EINVAL);
+    }
+    assert_int_equal(zc_access_write_size(NULL, 9, 1, 2, 1), -ZC_EINVAL);
     /* options and fields */
     o = (zc_access_writer_options){.page_size = 1000};
     assert_int_equal(zc_access_writer_open(path, &o, &w, err, sizeof(err)),
@@ -995,8 +1176,150 @@ static void test_a_trace_of_several_streams_reads_them_in_turn(void **state)
     read_paths(paths, 2, NULL, &r);
     assert_int_equal(r.rc, 0);
     assert_int_equal(r.n, s1.n + s2.n);
-    assert_memory_equal(&r.req[s1.n], &s2.req[0], sizeof(zc_request));
+    /* each as read alone: the sizes of one stream stay in it */
+    for (size_t i = 0; i < s1.n; i++)
+        assert_memory_equal(&r.req[i], &s1.req[i], sizeof(zc_request));
+    for (size_t i = 0; i < s2.n; i++)
+        assert_memory_equal(&r.req[s1.n + i], &s2.req[i], sizeof(zc_request));
     read_free(&r);
+}
+
+/* ----------------------------------------------------------- file sizes */
+
+/* The requests of the stream below, as the reader must hand them out. */
+static const zc_request sized[] = {
+    {.time_ns = 1000000000, .dev = 8 << 20 | 17, .ino = 5, .length = PAGE},
+    {.time_ns = 2000000000,
+     .dev = 8 << 20 | 17,
+     .ino = 5,
+     .length = PAGE,
+     .flags = ZC_REQ_SIZE,
+     .file_size = 10000},
+    {.time_ns = 2000000000, .dev = 8 << 20 | 17, .ino = 6, .length = PAGE},
+    {.time_ns = 2000000000, .dev = 8 << 20 | 18, .ino = 5, .length = PAGE},
+    {.time_ns = 4000000000,
+     .dev = 8 << 20 | 17,
+     .ino = 5,
+     .length = 2 * PAGE,
+     .flags = ZC_REQ_MAPPED | ZC_REQ_AROUND | ZC_REQ_SIZE,
+     .file_size = 0},
+    {.time_ns = 5000000000,
+     .dev = 8 << 20 | 17,
+     .ino = 5,
+     .offset = 3 * PAGE,
+     .length = PAGE,
+     .write = true,
+     .flags = ZC_REQ_SIZE,
+     .file_size = 16384},
+    {.time_ns = 6000000000,
+     .dev = 8 << 20 | 17,
+     .ino = 5,
+     .offset = 7 * PAGE,
+     .length = PAGE,
+     .flags = ZC_REQ_MAPPED | ZC_REQ_SIZE,
+     .file_size = 16384},
+    {.time_ns = 7000000000,
+     .dev = 8 << 20 | 18,
+     .ino = 5,
+     .length = PAGE,
+     .flags = ZC_REQ_SIZE,
+     .file_size = UINT64_MAX},
+};
+
+static void expect_sized(const struct read *r)
+{
+    if (r->rc)
+        fail_msg("%s", r->msg);
+    assert_int_equal(r->n, ARRAY_LEN(sized));
+    for (size_t i = 0; i < r->n; i++) {
+        if (memcmp(&r->req[i], &sized[i], sizeof(zc_request)))
+            fail_msg("request %zu: flags %u file_size %llu", i,
+                     (unsigned)r->req[i].flags,
+                     (unsigned long long)r->req[i].file_size);
+    }
+}
+
+static void test_requests_carry_the_last_recorded_size(void **state)
+{
+    static const char text[] = "zca-text 1\n"
+                               "meta page_size 4096\n"
+                               "1 r 8:17 5 0\n"
+                               "2 size 8:17 5 10000\n"
+                               "2 r 8:17 5 0\n"
+                               "2 r 8:17 6 0\n"
+                               "2 r 8:18 5 0\n"
+                               "3 size 8:17 5 0\n"
+                               "4 a 8:17 5 0 2\n"
+                               "5 size 8:17 5 16384\n"
+                               "5 w 8:17 5 3\n"
+                               "6 m 8:17 5 7\n"
+                               "7 size 8388626 5 18446744073709551615\n"
+                               "7 r 8:18 5 0\n"
+                               "end\n";
+    struct read r;
+
+    (void)state;
+    read_path(zt_write_tmp("sized.txt", text, strlen(text)), NULL, &r);
+    expect_sized(&r);
+    read_free(&r);
+
+    /* written again, in both forms, from the requests alone: the writer
+     * records a size where it changed, and they read back the same */
+    for (int text_form = 0; text_form < 2; text_form++) {
+        zc_access_writer_options o = {.text = text_form};
+        const char *path = zt_tmp_path("sized.zca");
+        zc_access_writer *w;
+        char err[256];
+        assert_int_equal(zc_access_writer_open(path, &o, &w, err, sizeof(err)),
+                         0);
+        for (size_t i = 0; i < ARRAY_LEN(sized); i++)
+            assert_int_equal(zc_access_write(w, &sized[i]), 0);
+        assert_int_equal(zc_access_writer_close(w, err, sizeof(err)), 0);
+        read_path(path, NULL, &r);
+        assert_string_equal(r.format, text_form ? "access-text" : "access");
+        expect_sized(&r);
+        read_free(&r);
+        if (text_form) { /* one size record per change, at its request */
+            size_t len;
+            char *got = (char *)zt_read_file(path, &len);
+            got = realloc(got, len + 1);
+            got[len] = '\0';
+            assert_non_null(strstr(got, "2.000000000 size 8:17 5 10000\n"
+                                        "2.000000000 r 8:17 5 0 1\n"
+                                        "2.000000000 r 8:17 6 0 1\n"));
+            assert_non_null(strstr(got, "4.000000000 size 8:17 5 0\n"
+                                        "4.000000000 a 8:17 5 0 2\n"
+                                        "5.000000000 size 8:17 5 16384\n"
+                                        "5.000000000 w 8:17 5 3 1\n"
+                                        "6.000000000 m 8:17 5 7 1\n"));
+            free(got);
+        }
+    }
+
+    /* the same in the binary form, by hand: a size record is no request
+     * and counts in the end record */
+    {
+        struct bytes x;
+        b_header(&x, HDR);
+        b_op(&x, 0x05, 4, U(1), U(1), U(5), U(3 * PAGE + 1));
+        b_op(&x, 0x06, 5, U(1), U(1), U(5), U(1), U(3));
+        b_op(&x, 0x05, 4, U(1), U(1), U(5), U(PAGE));
+        b_op(&x, 0x01, 5, U(1), U(1), U(5), U(0), U(1));
+        b_op(&x, 0x7E, 1, U(4));
+        read_bytes(&x, &r);
+        assert_int_equal(r.rc, 0);
+        assert_int_equal(r.n, 2);
+        assert_int_equal(r.req[0].time_ns, 2);
+        assert_int_equal(r.req[0].flags,
+                         ZC_REQ_MAPPED | ZC_REQ_AROUND | ZC_REQ_SIZE);
+        assert_int_equal(r.req[0].file_size, 3 * PAGE + 1);
+        assert_int_equal(r.req[0].offset, PAGE);
+        assert_int_equal(r.req[0].length, 3 * PAGE);
+        assert_int_equal(r.req[1].time_ns, 4);
+        assert_int_equal(r.req[1].flags, ZC_REQ_SIZE);
+        assert_int_equal(r.req[1].file_size, PAGE);
+        read_free(&r);
+    }
 }
 
 int main(void)
@@ -1013,6 +1336,7 @@ int main(void)
         cmocka_unit_test(test_writer_rejects_bad_requests),
         cmocka_unit_test(test_zstd_compressed_traces_read_as_the_plain_ones),
         cmocka_unit_test(test_a_trace_of_several_streams_reads_them_in_turn),
+        cmocka_unit_test(test_requests_carry_the_last_recorded_size),
     };
 
     return cmocka_run_group_tests(tests, zt_tmpdir_setup, zt_tmpdir_teardown);

@@ -80,6 +80,7 @@ static struct seq make_seq(uint64_t seed, size_t n)
             op->page = r->page;
         } else if (k < 60) {
             op->kind = ZC_OP_GET;
+            op->flags = zt_rng_below(&g, 3) ? 0 : ZC_OP_GET_AHEAD;
         } else if (k < 75) {
             op->kind = ZC_OP_INVALIDATE_PAGE;
             op->flags = (uint32_t)zt_rng_below(&g, 3);
@@ -151,7 +152,8 @@ static void check_seq(const char *path, const struct seq *s)
         if (e->kind == ZC_OP_PUT || e->kind == ZC_OP_GET ||
             e->kind == ZC_OP_INVALIDATE_PAGE)
             assert_int_equal(op.index, e->index);
-        if (e->kind == ZC_OP_INVALIDATE_PAGE || e->kind == ZC_OP_PUT)
+        if (e->kind == ZC_OP_INVALIDATE_PAGE || e->kind == ZC_OP_PUT ||
+            e->kind == ZC_OP_GET)
             assert_int_equal(op.flags, e->flags);
         if (e->kind == ZC_OP_PUT)
             assert_memory_equal(op.page, e->page, PS);
@@ -414,6 +416,35 @@ static void test_malformed_binary_streams_get_precise_errors(void **state)
         expect_error(p, "unknown record type 0x42");
     }
     {
+        /* init_fs 0 4096 ; get_ahead 0 ino 7 idx 1 ; get 0 ino 7 idx 2 ;
+         * end 3 (0A counts as an op) */
+        static const unsigned char r[] = {
+            1, 0, 0x80, 0x20, 0x0A, 0, 0, 7, 1, 0x04, 0, 0, 7, 2, 0x7E, 3};
+        zc_ops_reader *rd;
+        zc_op op;
+        forge(p, 1, ok, r, sizeof(r));
+        assert_int_equal(zc_ops_open(p, &rd, NULL, 0), 0);
+        assert_int_equal(zc_ops_next(rd, &op), 1);
+        assert_int_equal(zc_ops_next(rd, &op), 1);
+        assert_int_equal(op.kind, ZC_OP_GET);
+        assert_int_equal(op.flags, ZC_OP_GET_AHEAD);
+        assert_int_equal(op.index, 1);
+        assert_int_equal(zc_ops_next(rd, &op), 1);
+        assert_int_equal(op.kind, ZC_OP_GET);
+        assert_int_equal(op.flags, 0);
+        assert_int_equal(zc_ops_next(rd, &op), 0);
+        zc_ops_close(rd);
+    }
+    {
+        /* a get_ahead cut short, and one before its pool's init */
+        static const unsigned char cut[] = {1, 0, 0x80, 0x20, 0x0A, 0, 0};
+        static const unsigned char early[] = {0x0A, 0, 0, 7, 1, 0x7E, 1};
+        forge(p, 1, ok, cut, sizeof(cut));
+        expect_error(p, "record cut by the end of its block");
+        forge(p, 1, ok, early, sizeof(early));
+        expect_error(p, "pool 0 used before its init_fs");
+    }
+    {
         static const unsigned char r[] = {
             1,    0,    0x80, 0x20, 4,    0,    0,    0xff, 0xff, 0xff,
             0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 1,    0x7E, 2};
@@ -458,6 +489,12 @@ static void test_malformed_text_streams_name_the_line(void **state)
         {"zct-text 1\ninit_fs 0\npc_hits 0\nend\n", "line 3: pc_hits of 0"},
         {"zct-text 1\ninit_fs 0\nput 0 1 2 busy zero\nend\n",
          "line 3: put flag is active"},
+        {"zct-text 1\ninit_fs 0\nget 0 1 2 behind\nend\n",
+         "line 3: get flag is ahead, not 'behind'"},
+        {"zct-text 1\ninit_fs 0\nget 0 1 2 ahead now\nend\n",
+         "line 3: wrong number of fields for 'get'"},
+        {"zct-text 1\ninit_fs 0\nget 0 1 ahead\nend\n",
+         "line 3: not a number: 'ahead'"},
         {"zct-text 1\ninit_fs 0\nget 0 1 2\nmeta a b\nend\n",
          "line 4: meta after"},
     };
@@ -588,6 +625,49 @@ test_shared_pools_of_one_uuid_share_pages_and_their_end(void **state)
     assert_int_equal(st.zc_wrong, 0);
     assert_int_equal(zc_cache_check(zc), 0);
     zc_cache_destroy(zc);
+}
+
+/* A page read ahead is a get, a hit or a disk read, and readahead; never
+ * an access, a read or a resident hit. */
+static void test_player_counts_pages_read_ahead(void **state)
+{
+    static const char text[] =
+        "zct-text 1\n"
+        "init_fs 0\n"
+        "init_shared_fs 1 00112233445566778899aabbccddeeff\n"
+        "put 0 1 0 text:alpha\n"
+        "put 0 1 1 text:beta\n"
+        "get 0 1 0 ahead\n" /* hit */
+        "get 0 1 2 ahead\n" /* disk */
+        "get 0 1 1\n"       /* hit: an access */
+        "invalidate_fs 0\n"
+        "init_shared_fs 2 00112233445566778899aabbccddeeff\n"
+        "invalidate_fs 1\n" /* pool 2's is gone too */
+        "get 2 1 5 ahead\n" /* gone: a disk read */
+        "end\n";
+    zc_cache *zc = cache_of("capacity=1M");
+    zc_replay_stats st = play_text(text, zc, true);
+
+    (void)state;
+    assert_int_equal(st.readahead, 3);
+    assert_int_equal(st.zc_gets, 4);
+    assert_int_equal(st.zc_hits, 2);
+    assert_int_equal(st.disk_reads, 2);
+    assert_int_equal(st.accesses, 1);
+    assert_int_equal(st.reads, 1);
+    assert_int_equal(st.resident_hits, 1);
+    assert_int_equal(st.zc_wrong, 0);
+    assert_int_equal(zc_cache_check(zc), 0);
+    zc_cache_destroy(zc);
+
+    /* Without a cache a page read ahead is a disk read, as a miss is. */
+    st = play_text(text, NULL, false);
+    assert_int_equal(st.readahead, 3);
+    assert_int_equal(st.zc_gets, 0);
+    assert_int_equal(st.disk_reads, 4);
+    assert_int_equal(st.accesses, 1);
+    assert_int_equal(st.reads, 1);
+    assert_int_equal(st.resident_hits, 0);
 }
 
 /* The active flag of a put reaches the cache: with active_only, only
@@ -768,6 +848,19 @@ static void test_writer_rejects_bad_ops(void **state)
         assert_int_equal(zc_ops_write(w, &inv), -ZC_EINVAL);
         assert_int_equal(zc_ops_writer_close(w, NULL, 0), -ZC_EINVAL);
     }
+    for (int text = 0; text < 2; text++) {
+        zc_ops_writer_options o = {.text = text};
+        zc_op g = {.kind = ZC_OP_GET, .flags = 2};
+        assert_int_equal(
+            zc_ops_writer_open(zt_tmp_path("w.zct"), &o, &w, NULL, 0), 0);
+        assert_int_equal(zc_ops_write(w, &init), 0);
+        g.flags = ZC_OP_GET_AHEAD;
+        assert_int_equal(zc_ops_write(w, &g), 0);
+        g.flags = 2;
+        assert_int_equal(zc_ops_write(w, &g), -ZC_EINVAL);
+        assert_non_null(strstr(zc_ops_writer_error(w), "get flags 2 unknown"));
+        assert_int_equal(zc_ops_writer_close(w, NULL, 0), -ZC_EINVAL);
+    }
     /* The writer's own header fields cannot be given again. */
     {
         zc_ops_writer_options o = {.meta = "source=x\nwindow=1\n"};
@@ -922,6 +1015,7 @@ int main(void)
         cmocka_unit_test(
             test_shared_pools_of_one_uuid_share_pages_and_their_end),
         cmocka_unit_test(test_player_passes_the_active_flag),
+        cmocka_unit_test(test_player_counts_pages_read_ahead),
         cmocka_unit_test(test_player_verification_catches_foreign_data),
         cmocka_unit_test(test_a_saved_stream_replays_to_the_same_numbers),
         cmocka_unit_test(test_writer_rejects_bad_ops),

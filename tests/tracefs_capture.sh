@@ -2,7 +2,9 @@
 # zcache-tracefs converts a small raw capture (tests/data/tracefs: trace_pipe
 # text cut from a real zcache-record run, with the "INO SIZE" lists of the
 # files before and after it) into the access stream committed beside it, in
-# text form; the same events rendered as `trace-cmd report` prints them
+# text form (faults as "m", fault-around as "a", a size record before a
+# file's first access and after its size changed; none without --sizes);
+# the same events rendered as `trace-cmd report` prints them
 # (with an instance name, no flags column; and without the instance name)
 # convert to the same stream, the blkparse output reads back the same when
 # zstd-compressed, and bad input stops with "FILE:LINE: what" (or "FILE:
@@ -49,6 +51,15 @@ for d in report plain; do
 done
 grep -q "1 reads wholly past the end dropped" "$tmp/pipe/log" ||
   fail "the read past the end is not counted: $(cat "$tmp/pipe/log")"
+# mm_filemap_fault is a fault, mm_filemap_map_pages fault-around; a file's
+# size comes before its first access, and again when a write grew it.
+want_line() { grep -qx "$1" "$tmp/pipe/capture.zca.txt" || fail "no line '$1'"; }
+want_line "9.106047000 m 7:0 804 0 1"
+want_line "9.111282000 a 7:0 804 0 12"
+want_line "9.106047000 size 7:0 804 4000000"
+want_line "9.147381000 size 7:0 806 131072"
+[ "$(grep -c ' size 7:0 13 ' "$tmp/pipe/capture.zca.txt")" -eq 1 ] ||
+  fail "a size written again though it did not change"
 
 # The block trace, zstd-compressed when its name says so.
 if command -v zstd > /dev/null; then
@@ -127,6 +138,8 @@ echo >> "$tmp/reorder"
   { cat "$tmp/reorder.log" >&2; fail "a cross-CPU reordering is refused"; }
 grep -q "1 accesses older than the previous one" "$tmp/reorder.log" ||
   fail "the cross-CPU reordering is not counted: $(cat "$tmp/reorder.log")"
+! grep -q ' size ' "$tmp/reorder.zca.txt" ||
+  fail "sizes written without --sizes (no size is known)"
 
 # A write error removes only regular files the converter opened: never a
 # symlink given as an output, nor its target.  (Not /dev/full itself as an

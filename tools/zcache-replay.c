@@ -408,7 +408,8 @@ static double ratio(uint64_t a, uint64_t b)
     X(disk_reads)                                                              \
     X(zc_puts)                                                                 \
     X(zc_stored)                                                               \
-    X(resident_hits) X(pc_evictions) X(zc_wrong) X(zc_skipped) X(zc_probes)
+    X(resident_hits)                                                           \
+    X(pc_evictions) X(zc_wrong) X(zc_skipped) X(zc_probes) X(readahead)
 
 #define ZC_FIELDS(X)                                                           \
     X(puts)                                                                    \
@@ -548,7 +549,8 @@ static void output(const struct opts *o, const char *format,
     printf("  page-cache hits   %12" PRIu64 "  %6.2f%% of accesses\n",
            r->pc_hits, 100 * ratio(r->pc_hits, r->accesses));
     if (z) {
-        printf("  zcache gets       %12" PRIu64 "  (read misses)\n",
+        printf("  zcache gets       %12" PRIu64
+               "  (read misses and pages read ahead)\n",
                r->zc_gets);
         printf("  zcache hits       %12" PRIu64 "  %6.2f%% of gets: disk "
                "reads avoided\n",
@@ -559,6 +561,9 @@ static void output(const struct opts *o, const char *format,
     printf("  resident hits     %12" PRIu64 "  %6.2f%% of accesses (page "
            "in either tier)\n",
            r->resident_hits, 100 * ratio(r->resident_hits, r->accesses));
+    printf("  pages read ahead  %12" PRIu64 "  (gets before any access: "
+           "not accesses; their disk reads are counted above)\n",
+           r->readahead);
     if (!z)
         return;
     printf("  zcache puts       %12" PRIu64 "  (page-cache evictions), "

@@ -836,7 +836,10 @@ static const char *cap_of(const char *s)
     X(reads)                                                                   \
     X(writes)                                                                  \
     X(pc_hits)                                                                 \
-    X(zc_gets) X(zc_hits) X(disk_reads) X(zc_puts) X(zc_stored) X(resident_hits)
+    X(zc_gets)                                                                 \
+    X(zc_hits)                                                                 \
+    X(disk_reads)                                                              \
+    X(zc_puts) X(zc_stored) X(resident_hits) X(readahead)
 
 static double pct(uint64_t a, uint64_t b)
 {

@@ -32,17 +32,27 @@
  *                     saying that it was made from tracefs events, not by
  *                     blktrace; zstd-compressed when FILE ends in .zst
  *   --access FILE     the access stream (.zca; the text form when FILE
- *                     ends in .txt): one request per read, fault-around,
- *                     fault or write event, keyed (s_dev, inode, page),
- *                     and before an access, whenever it changed, a sample
- *                     of the file system's resident page count (adds
- *                     minus deletes, 2^order pages each, of its file
- *                     pages).  Reads are clipped to the file's size:
- *                     pages at or past ceil(size / 4096) are dropped, a
- *                     range wholly past the end is dropped (counted).  A
+ *                     ends in .txt): one request per read, fault or write
+ *                     event, and per run of cached pages of a fault-around
+ *                     event, keyed (s_dev, inode, page); a fault is a
+ *                     mapped read (ZC_REQ_MAPPED: it may read), a
+ *                     fault-around run a fault-around record
+ *                     (ZC_REQ_MAPPED | ZC_REQ_AROUND: the kernel mapped
+ *                     pages it held and read none).  Before an access,
+ *                     whenever it changed, a sample of the file system's
+ *                     resident page count (adds minus deletes, 2^order
+ *                     pages each, of its file pages).  With --sizes, reads
+ *                     are clipped to the file's size: pages at or past
+ *                     ceil(size / 4096) are dropped, a range wholly past
+ *                     the end is dropped (counted); and every access
+ *                     carries the file's size (ZC_REQ_SIZE), so the writer
+ *                     puts a size record before the file's first access
+ *                     and before any access after its size changed.  A
  *                     file's size starts at its --sizes entry (0 if it
- *                     has none) and grows with the writes and mapped
- *                     accesses seen (the kernel clips those itself).
+ *                     has none: a file made during the run) and grows with
+ *                     the writes and mapped accesses seen (the kernel
+ *                     clips those itself).  Without --sizes no size is
+ *                     known, none is written and reads are not clipped.
  *   --kernel-ops FILE the kernel's page-cache stream as an op stream: a
  *                     page added is a cleancache get (a miss brought it
  *                     in), a page deleted inside a reclaim window of its
@@ -456,7 +466,9 @@ static void usage(FILE *f)
             "  --extents FILE       'INO LBLK PBLK LEN [u]' lines: the files' "
             "blocks\n"
             "  --sizes FILE         'INO SIZE' lines before the run: reads are "
-            "clipped to it\n"
+            "clipped to it,\n"
+            "                       and the access stream records the "
+            "files' sizes\n"
             "  --live FILE          'INO SIZE' lines after the run: files not "
             "in it were\n"
             "                       deleted (their pages get synthetic "
@@ -1183,16 +1195,28 @@ static void bio(const char *d, unsigned cpu, uint32_t pid, uint64_t rel)
 
 enum access_kind { READ, MAPPED_RANGE, FAULT, WRITE };
 
-static void write_access(uint64_t rel, uint64_t ino, uint64_t first,
+/* One request of the access stream; e: its inode, whose size it carries
+ * if sizes are known (the writer records a size where it changed). */
+static void write_access(uint64_t rel, const struct inode *e, uint64_t first,
                          uint64_t pages, enum access_kind kind)
 {
-    zc_request req = {
-        .dev = o.dev,
-        .ino = ino,
-        .offset = first * PAGE,
-        .length = pages * PAGE,
-        .write = kind == WRITE,
-        .flags = kind == MAPPED_RANGE || kind == FAULT ? ZC_REQ_MAPPED : 0};
+    static const uint32_t flags[] = {
+        [MAPPED_RANGE] = ZC_REQ_MAPPED | ZC_REQ_AROUND,
+        [FAULT] = ZC_REQ_MAPPED,
+        [WRITE] = 0,
+    };
+    uint64_t ino = e->ino;
+    zc_request req = {.dev = o.dev,
+                      .ino = ino,
+                      .offset = first * PAGE,
+                      .length = pages * PAGE,
+                      .write = kind == WRITE,
+                      .flags = flags[kind]};
+
+    if (o.sizes) {
+        req.flags |= ZC_REQ_SIZE;
+        req.file_size = e->size;
+    }
 
     /* Events of one CPU never go back in time (line() refuses that), so
      * this is a reordering across CPUs, their clocks a hair apart: the
@@ -1298,7 +1322,7 @@ static void on_access(enum access_kind kind, const char *d, uint64_t rel,
             if (pg > run) {
                 n.mapped += pg - run;
                 n.kernel_hits += pg - run;
-                write_access(rel, ino, run, pg - run, kind);
+                write_access(rel, e, run, pg - run, kind);
             }
             if (pg <= last)
                 n.unmapped_fault_around++;
@@ -1326,7 +1350,7 @@ static void on_access(enum access_kind kind, const char *d, uint64_t rel,
     case WRITE: n.write_events++, n.writes += last - first + 1; break;
     default: n.mapped_events++, n.mapped += last - first + 1; break;
     }
-    write_access(rel, ino, first, last - first + 1, kind);
+    write_access(rel, e, first, last - first + 1, kind);
 }
 
 /* ---- lines ---------------------------------------------------------------

@@ -9,7 +9,9 @@
  * in place.  Resident samples are taken into the trace's table as they
  * are met and never handed out, so after zc_trace_next() returned a
  * request the table holds the samples recorded before it (after the end:
- * all of them).  Time is the running sum of the records' dt.
+ * all of them).  Size records likewise go into the file's table of sizes
+ * (files.h), from which each later request of the file takes its
+ * file_size.  Time is the running sum of the records' dt.
  *
  * Every byte is checked: the header's Adler-32, and the records by zstd's
  * content checksum (the writer's frames carry one).  A binary stream that did
@@ -27,11 +29,31 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <lzo/lzo1x.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "access.h"
 
 /* ---- shared by both forms ------------------------------------------------ */
+
+static const char *const words[] = {
+    [ZCA_READ] = "r",        [ZCA_WRITE] = "w",
+    [ZCA_MAPPED_READ] = "m", [ZCA_RESIDENT] = "resident",
+    [ZCA_SIZE] = "size",     [ZCA_AROUND] = "a",
+};
+
+const char *zc__access_word(unsigned op)
+{
+    return op < sizeof(words) / sizeof(words[0]) ? words[op] : NULL;
+}
+
+unsigned zc__access_op(const char *w, size_t len)
+{
+    for (unsigned op = 0; op < sizeof(words) / sizeof(words[0]); op++)
+        if (words[op] && strlen(words[op]) == len && !memcmp(w, words[op], len))
+            return op;
+    return 0;
+}
 
 int zc__access_field(struct zc__tfile *f, const char *key, size_t klen,
                      const char *value, size_t vlen, uint64_t *page_size,
@@ -53,10 +75,15 @@ int zc__access_field(struct zc__tfile *f, const char *key, size_t klen,
     return zc__tf_meta_add(f, key, klen, value, vlen);
 }
 
-const char *zc__access_request(const struct zc__tfile *f, uint64_t dev,
+const char *zc__access_request(struct zc__tfile *f, unsigned op, uint64_t dev,
                                uint64_t ino, uint64_t index, uint64_t count,
                                zc_request *req)
 {
+    static const uint32_t flags[] = {
+        [ZCA_MAPPED_READ] = ZC_REQ_MAPPED,
+        [ZCA_AROUND] = ZC_REQ_MAPPED | ZC_REQ_AROUND,
+    };
+
     if (dev > UINT32_MAX)
         return "dev is not below 2^32";
     if (ino == 0)
@@ -72,7 +99,34 @@ const char *zc__access_request(const struct zc__tfile *f, uint64_t dev,
         return "pages past the largest byte offset";
     req->dev = (uint32_t)dev;
     req->ino = ino;
+    req->write = op == ZCA_WRITE;
+    req->flags = flags[op];
+    if (zc__file_size_get(&f->acc.sizes, req->dev, ino, &req->file_size))
+        req->flags |= ZC_REQ_SIZE;
     return NULL;
+}
+
+int zc__access_size(struct zc__tfile *f, uint64_t dev, uint64_t ino,
+                    uint64_t bytes, const char **why)
+{
+    int rc;
+
+    if (dev > UINT32_MAX) {
+        *why = "dev is not below 2^32";
+        return -ZC_EFORMAT;
+    }
+    if (ino == 0) {
+        *why = "inode 0 (sizes are files')";
+        return -ZC_EFORMAT;
+    }
+    rc = zc__file_size_set(&f->acc.sizes, (uint32_t)dev, ino, bytes);
+    if (rc == -ZC_EINVAL) {
+        *why = "sizes of more than 2^32 - 2 files";
+        return -ZC_EFORMAT;
+    }
+    if (rc)
+        snprintf(f->err, f->errlen, "%s: out of memory", f->path);
+    return rc;
 }
 
 /* ---- the binary form -------------------------------------------------- */
@@ -158,6 +212,7 @@ static int access_begin(struct zc__tfile *f)
     if (rc)
         return rc;
     f->pos += ZCA_FIXED + n + 4;
+    f->acc.minor = (unsigned)(p[10] | p[11] << 8);
     f->acc.mark = 0; /* the header, until a record is read */
     f->state = ZCA_S_RECORDS;
     return 0;
@@ -191,20 +246,26 @@ static int end_record(struct zc__tfile *f, const unsigned char *p,
     return 0;
 }
 
-/* One record at `at`: 1 and *req (an access), 2 (a sample), 0 (the end). */
+/* One record at `at`: 1 and *req (an access), 2 (a sample or a size), 0
+ * (the end). */
 static int record(struct zc__tfile *f, const unsigned char *p,
                   const unsigned char *end, uint64_t at, zc_request *req)
 {
     unsigned op = *p++;
     uint64_t v[5], dt;
     int nv, rc;
-    const char *why;
+    const char *why = NULL;
 
     if (op == ZCA_END)
         return end_record(f, p, end, at);
-    if (op < ZCA_READ || op > ZCA_RESIDENT)
+    if (op < ZCA_READ || op > ZCA_AROUND)
         return zc__tf_fail_at(f, at, "unknown record type 0x%02x", op);
-    nv = op == ZCA_RESIDENT ? 3 : 5;
+    if (op > ZCA_RESIDENT && f->acc.minor == 0)
+        return zc__tf_fail_at(f, at,
+                              "unknown record type 0x%02x in a version 1.0 "
+                              "stream (sizes and fault-around came with 1.1)",
+                              op);
+    nv = op == ZCA_RESIDENT ? 3 : op == ZCA_SIZE ? 4 : 5;
     for (int i = 0; i < nv; i++) {
         rc = zc__varint_get(&p, end, &v[i]);
         if (rc <= 0)
@@ -225,19 +286,23 @@ static int record(struct zc__tfile *f, const unsigned char *p,
                                   ZC__RESIDENT_MAX);
         if (rc)
             return rc;
+    } else if (op == ZCA_SIZE) {
+        rc = zc__access_size(f, v[1], v[2], v[3], &why);
+        if (rc == -ZC_EFORMAT)
+            return zc__tf_fail_at(f, at, "%s", why);
+        if (rc)
+            return rc;
     } else {
-        why = zc__access_request(f, v[1], v[2], v[3], v[4], req);
+        why = zc__access_request(f, op, v[1], v[2], v[3], v[4], req);
         if (why)
             return zc__tf_fail_at(f, at, "%s", why);
-        req->write = op == ZCA_WRITE;
-        req->flags = op == ZCA_MAPPED_READ ? ZC_REQ_MAPPED : 0;
     }
     f->acc.clock += dt;
     f->acc.records++;
     f->acc.mark = at;
     f->pos = (size_t)(p - f->buf);
     req->time_ns = f->acc.clock;
-    return op == ZCA_RESIDENT ? 2 : 1;
+    return op == ZCA_RESIDENT || op == ZCA_SIZE ? 2 : 1;
 }
 
 static int access_next(struct zc__tfile *f, zc_request *req)

@@ -8,6 +8,8 @@
  *     0.000001000 r 8:17 12 0 4
  *     0.000002500 resident 8:17 1234
  *     0.000003000 m 8388625 12 7
+ *     0.000003000 size 8:17 12 40960
+ *     0.000004000 a 8:17 12 8 2
  *     end
  *
  * Any first line "zca-text VERSION" sniffs as this format, so that a
@@ -15,10 +17,10 @@
  * begin() reads the first line and the meta lines (so that zc_trace_meta()
  * answers once the trace is open), and puts back the first line that is
  * not one.  Then a line per record; resident samples go to the trace's
- * table and are not handed out, as in the binary form.  Times are
- * absolute and may not go back; after "end" only blank lines and comments
- * may follow, and a stream without "end" is an error.  Messages are
- * "FILE:LINE: what".
+ * table and sizes to the file's, and neither is handed out, as in the
+ * binary form.  Times are absolute and may not go back; after "end" only blank
+ * lines and comments may follow, and a stream without "end" is an error.
+ * Messages are "FILE:LINE: what".
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -156,18 +158,19 @@ static int text_begin(struct zc__tfile *f)
     return 0;
 }
 
-/* The rest of a record line after TIME and its kind. */
+/* The rest of a record line after TIME and its kind: 1 and *req (an
+ * access), 2 (a sample or a size), or an error. */
 static int text_record(struct zc__tfile *f, const char *p, const char *end,
-                       const char *kind, size_t klen, zc_request *req)
+                       unsigned op, zc_request *req)
 {
-    uint64_t ino, index, count = 1, pages;
+    uint64_t ino, index, count = 1, pages, bytes;
     uint32_t dev;
     const char *why;
     int rc;
 
     if (!device(&p, end, &dev))
         return zc__tf_fail_line(f, "bad DEV (MAJ:MIN or a decimal s_dev)");
-    if (is_word(kind, klen, "resident")) {
+    if (op == ZCA_RESIDENT) {
         if (!number(&p, end, &pages) || p != end)
             return zc__tf_fail_line(f, "expected \"TIME resident DEV "
                                        "PAGES\"");
@@ -179,15 +182,22 @@ static int text_record(struct zc__tfile *f, const char *p, const char *end,
                                     ZC__RESIDENT_MAX);
         return rc ? rc : 2;
     }
+    if (op == ZCA_SIZE) {
+        if (!number(&p, end, &ino) || !number(&p, end, &bytes) || p != end)
+            return zc__tf_fail_line(f, "expected \"TIME size DEV INO "
+                                       "BYTES\"");
+        rc = zc__access_size(f, dev, ino, bytes, &why);
+        if (rc == -ZC_EFORMAT)
+            return zc__tf_fail_line(f, "%s", why);
+        return rc ? rc : 2;
+    }
     if (!number(&p, end, &ino) || !number(&p, end, &index) ||
         (p < end && !number(&p, end, &count)) || p != end)
-        return zc__tf_fail_line(f, "expected \"TIME r|w|m DEV INO INDEX "
+        return zc__tf_fail_line(f, "expected \"TIME r|w|m|a DEV INO INDEX "
                                    "[COUNT]\"");
-    why = zc__access_request(f, dev, ino, index, count, req);
+    why = zc__access_request(f, op, dev, ino, index, count, req);
     if (why)
         return zc__tf_fail_line(f, "%s", why);
-    req->write = kind[0] == 'w';
-    req->flags = kind[0] == 'm' ? ZC_REQ_MAPPED : 0;
     return 1;
 }
 
@@ -197,6 +207,7 @@ static int text_next(struct zc__tfile *f, zc_request *req)
         const char *p, *end, *kind;
         uint64_t t;
         size_t klen;
+        unsigned op;
         int rc = zc__tf_data_line(f, &p, &end);
 
         if (rc < 0)
@@ -221,13 +232,13 @@ static int text_next(struct zc__tfile *f, zc_request *req)
         if (t < f->acc.clock)
             return zc__tf_fail_line(f, "time goes back");
         klen = word(&p, end, &kind);
-        if (!is_word(kind, klen, "r") && !is_word(kind, klen, "w") &&
-            !is_word(kind, klen, "m") && !is_word(kind, klen, "resident"))
+        op = zc__access_op(kind, klen);
+        if (!op)
             return zc__tf_fail_line(f,
-                                    "unknown record \"%.*s\" (r, w, m, "
-                                    "resident, end)",
+                                    "unknown record \"%.*s\" (r, w, m, a, "
+                                    "resident, size, end)",
                                     (int)(klen > 32 ? 32 : klen), kind);
-        rc = text_record(f, p, end, kind, klen, req);
+        rc = text_record(f, p, end, op, req);
         if (rc < 0)
             return rc;
         f->acc.clock = t;

@@ -9,10 +9,18 @@
  * covers every byte.  The text form is written line by line with stdio.
  *
  * Requests are checked before anything is written (ino != 0, whole pages,
- * at most ZCA_COUNT_MAX of them, a known flag, mapped only for reads, the
- * time never going back), and a bad one is a sticky -ZC_EINVAL: a stream
- * whose writer failed must be treated as incomplete, and close returns the
- * first error.
+ * at most ZCA_COUNT_MAX of them, a known flag, mapped only for reads,
+ * fault-around only mapped, the time never going back), and a bad one is
+ * a sticky -ZC_EINVAL: a stream whose writer failed must be treated as
+ * incomplete, and close returns the first error.
+ *
+ * File sizes: the writer keeps the last size it wrote of each file (a
+ * zc__file_sizes, files.h, as the reader does).  A request that carries
+ * ZC_REQ_SIZE gets a size record before it, at its time, when its
+ * file_size is not the size last written for its file, so a request read
+ * from a stream and written again reads back the same; one without the
+ * flag writes no size (the file's last size still applies to it when it
+ * is read back).  zc_access_write_size() writes a size record always.
  *
  * On size: a synthetic stream of 1M accesses (64 files, 70% sequential
  * one-page reads, 20% random multi-page reads, 10% writes, a resident
@@ -34,6 +42,7 @@
 
 #include "access.h"
 #include "bytes.h"
+#include "files.h"
 #include "meta.h"
 
 enum { WERR = 512 };
@@ -45,8 +54,9 @@ struct zc_access_writer {
     size_t page_size;
     int rc; /* sticky: 0, or the first error */
     char err[WERR];
-    uint64_t clock;   /* time of the last record */
-    uint64_t records; /* records written */
+    uint64_t clock;              /* time of the last record */
+    uint64_t records;            /* records written */
+    struct zc__file_sizes sizes; /* the size last written of each file */
 
     /* binary */
     ZSTD_CCtx *cctx;
@@ -295,17 +305,45 @@ static int check_time(struct zc_access_writer *w, uint64_t t)
     return 0;
 }
 
-int zc_access_write(zc_access_writer *w, const zc_request *req)
-{
-    uint64_t ps, v[5];
-    unsigned op;
-    int rc;
+/* The time as text: seconds and 9 decimals. */
+#define TIME_FMT "%" PRIu64 ".%09" PRIu64
+#define TIME_ARG(t) (t) / 1000000000u, (t) % 1000000000u
 
-    if (!w || !req)
-        return -ZC_EINVAL;
-    if (w->rc)
-        return w->rc;
-    ps = w->page_size;
+/* A size record, its time checked. */
+static int size_record(struct zc_access_writer *w, uint64_t time_ns,
+                       uint32_t dev, uint64_t ino, uint64_t bytes)
+{
+    uint64_t v[4];
+    int rc = zc__file_size_set(&w->sizes, dev, ino, bytes);
+
+    if (rc == -ZC_ENOMEM)
+        return wfail(w, rc, "out of memory");
+    if (rc)
+        return wfail(w, rc, "sizes of more than 2^32 - 2 files");
+    if (w->text) {
+        if (fprintf(w->f, TIME_FMT " size %u:%u %" PRIu64 " %" PRIu64 "\n",
+                    TIME_ARG(time_ns), (unsigned)(dev >> 20),
+                    (unsigned)(dev & 0xfffff), ino, bytes) < 0)
+            return io_fail(w);
+    } else {
+        v[0] = time_ns - w->clock;
+        v[1] = dev;
+        v[2] = ino;
+        v[3] = bytes;
+        if ((rc = binary_record(w, ZCA_SIZE, v, 4)))
+            return rc;
+    }
+    w->clock = time_ns;
+    w->records++;
+    return 0;
+}
+
+/* 0 if req can be written (its time is checked apart), else -ZC_EINVAL
+ * with the message. */
+static int check_request(struct zc_access_writer *w, const zc_request *req)
+{
+    uint64_t ps = w->page_size;
+
     if (req->ino == 0)
         return wfail(w, -ZC_EINVAL,
                      "request with inode 0 (an access stream holds files' "
@@ -321,27 +359,46 @@ int zc_access_write(zc_access_writer *w, const zc_request *req)
                      "request of %" PRIu64 " pages, past the cap of 2^20 "
                      "pages per record",
                      req->length / ps);
-    if (req->flags & ~ZC_REQ_MAPPED)
+    if (req->flags & ~(ZC_REQ_MAPPED | ZC_REQ_AROUND | ZC_REQ_SIZE))
         return wfail(w, -ZC_EINVAL, "unknown request flags 0x%" PRIx32,
                      req->flags);
+    if ((req->flags & ZC_REQ_AROUND) && !(req->flags & ZC_REQ_MAPPED))
+        return wfail(w, -ZC_EINVAL,
+                     "fault-around (ZC_REQ_AROUND) without ZC_REQ_MAPPED");
     if ((req->flags & ZC_REQ_MAPPED) && req->write)
         return wfail(w, -ZC_EINVAL,
                      "a mapped write (mapped accesses are reads)");
-    if ((rc = check_time(w, req->time_ns)))
+    return 0;
+}
+
+int zc_access_write(zc_access_writer *w, const zc_request *req)
+{
+    uint64_t ps, v[5], size;
+    unsigned op;
+    int rc;
+
+    if (!w || !req)
+        return -ZC_EINVAL;
+    if (w->rc)
+        return w->rc;
+    if ((rc = check_request(w, req)) || (rc = check_time(w, req->time_ns)))
         return rc;
+    if ((req->flags & ZC_REQ_SIZE) &&
+        !(zc__file_size_get(&w->sizes, req->dev, req->ino, &size) &&
+          size == req->file_size) &&
+        (rc = size_record(w, req->time_ns, req->dev, req->ino, req->file_size)))
+        return rc;
+    ps = w->page_size;
     op = req->write                   ? ZCA_WRITE
+         : req->flags & ZC_REQ_AROUND ? ZCA_AROUND
          : req->flags & ZC_REQ_MAPPED ? ZCA_MAPPED_READ
                                       : ZCA_READ;
     if (w->text) {
-        static const char kind[] = {
-            [ZCA_READ] = 'r', [ZCA_WRITE] = 'w', [ZCA_MAPPED_READ] = 'm'};
         if (fprintf(w->f,
-                    "%" PRIu64 ".%09" PRIu64 " %c %u:%u %" PRIu64 " %" PRIu64
-                    " %" PRIu64 "\n",
-                    req->time_ns / 1000000000u, req->time_ns % 1000000000u,
-                    kind[op], (unsigned)(req->dev >> 20),
-                    (unsigned)(req->dev & 0xfffff), req->ino, req->offset / ps,
-                    req->length / ps) < 0)
+                    TIME_FMT " %s %u:%u %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+                    TIME_ARG(req->time_ns), zc__access_word(op),
+                    (unsigned)(req->dev >> 20), (unsigned)(req->dev & 0xfffff),
+                    req->ino, req->offset / ps, req->length / ps) < 0)
             return io_fail(w);
     } else {
         v[0] = req->time_ns - w->clock;
@@ -370,10 +427,9 @@ int zc_access_write_resident(zc_access_writer *w, uint64_t time_ns,
     if ((rc = check_time(w, time_ns)))
         return rc;
     if (w->text) {
-        if (fprintf(
-                w->f, "%" PRIu64 ".%09" PRIu64 " resident %u:%u %" PRIu64 "\n",
-                time_ns / 1000000000u, time_ns % 1000000000u,
-                (unsigned)(dev >> 20), (unsigned)(dev & 0xfffff), pages) < 0)
+        if (fprintf(w->f, TIME_FMT " resident %u:%u %" PRIu64 "\n",
+                    TIME_ARG(time_ns), (unsigned)(dev >> 20),
+                    (unsigned)(dev & 0xfffff), pages) < 0)
             return io_fail(w);
     } else {
         v[0] = time_ns - w->clock;
@@ -385,6 +441,22 @@ int zc_access_write_resident(zc_access_writer *w, uint64_t time_ns,
     w->clock = time_ns;
     w->records++;
     return 0;
+}
+
+int zc_access_write_size(zc_access_writer *w, uint64_t time_ns, uint32_t dev,
+                         uint64_t ino, uint64_t bytes)
+{
+    int rc;
+
+    if (!w)
+        return -ZC_EINVAL;
+    if (w->rc)
+        return w->rc;
+    if (ino == 0)
+        return wfail(w, -ZC_EINVAL, "a size of inode 0 (sizes are files')");
+    if ((rc = check_time(w, time_ns)))
+        return rc;
+    return size_record(w, time_ns, dev, ino, bytes);
 }
 
 const char *zc_access_writer_error(const zc_access_writer *w)
@@ -421,6 +493,7 @@ int zc_access_writer_close(zc_access_writer *w, char *err, size_t errlen)
     if (rc && err && errlen)
         snprintf(err, errlen, "%s", w->err);
     ZSTD_freeCCtx(w->cctx);
+    zc__file_sizes_free(&w->sizes);
     free(w->in);
     free(w->out);
     free(w->path);

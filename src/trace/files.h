@@ -1,6 +1,7 @@
 /*
  * trace/files.h - the files whose pages the models key: (dev, ino) pairs
- * numbered 0, 1, ... in order of first sight, and the hash of a page key.
+ * numbered 0, 1, ... in order of first sight, and the hash of a page key;
+ * and, on the same numbering, the last recorded size of files.
  *
  * A page of the page-cache models (replay.c, mrc.c, adapt.c) is keyed as
  * cleancache keys it: the file system or block device dev, the inode ino
@@ -21,6 +22,7 @@
 #ifndef ZC_TRACE_FILES_H
 #define ZC_TRACE_FILES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "zcache.h"
@@ -51,6 +53,11 @@ struct zc__files {
 int zc__files_id(struct zc__files *f, uint32_t dev, uint64_t ino,
                  uint32_t *file);
 
+/* The number of (dev, ino) if it has one: true and *file; false (nothing
+ * is added). */
+bool zc__files_find(struct zc__files *f, uint32_t dev, uint64_t ino,
+                    uint32_t *file);
+
 /* The pair of a file number given by zc__files_id(). */
 static inline const struct zc__file *zc__files_get(const struct zc__files *f,
                                                    uint32_t file)
@@ -60,5 +67,32 @@ static inline const struct zc__file *zc__files_get(const struct zc__files *f,
 
 /* Free the tables (f itself is the caller's); f is empty again. */
 void zc__files_free(struct zc__files *f);
+
+/* The last recorded size of files; all zero is an empty table. */
+struct zc__file_sizes {
+    struct zc__files files; /* the files that have a size */
+    uint64_t *bytes;        /* by file number */
+    uint32_t cap;           /* entries of bytes */
+};
+
+/* Record that file (dev, ino) has `bytes` bytes.  0; -ZC_ENOMEM;
+ * -ZC_EINVAL when 2^32 - 2 files have a size already. */
+int zc__file_size_set(struct zc__file_sizes *s, uint32_t dev, uint64_t ino,
+                      uint64_t bytes);
+
+/* The last size recorded of (dev, ino): true and *bytes; false if none. */
+static inline bool zc__file_size_get(struct zc__file_sizes *s, uint32_t dev,
+                                     uint64_t ino, uint64_t *bytes)
+{
+    uint32_t file;
+
+    if (!s->files.n || !zc__files_find(&s->files, dev, ino, &file))
+        return false;
+    *bytes = s->bytes[file];
+    return true;
+}
+
+/* Free the table (s itself is the caller's); s is empty again. */
+void zc__file_sizes_free(struct zc__file_sizes *s);
 
 #endif

@@ -7,7 +7,10 @@
  *
  *   PC_HITS n           n accesses, n page-cache hits, n resident hits
  *   GET                 an access (a read miss): a hit is a disk read
- *                       avoided, a miss is a disk read
+ *                       avoided (and a resident hit), a miss is a disk
+ *                       read; with ZC_OP_GET_AHEAD no access but a page
+ *                       read ahead: a get, a hit or a disk read, and
+ *                       readahead
  *   INVALIDATE_PAGE     with ZC_OP_WRITE_MISS an access whose copy in the
  *                       zcache, if any, is a resident hit (probed first);
  *                       with ZC_OP_WRITE_HIT an access and a page-cache hit
@@ -218,6 +221,15 @@ static void shadow_drop(zc_player *p, uint32_t pool, const zc_filekey *key)
 
 enum { NOT_INIT = -1, GONE = -2 };
 
+/* What a get is: a read miss, or a page read ahead. */
+static void count_get(zc_player *p, const zc_op *op)
+{
+    if (op->flags & ZC_OP_GET_AHEAD)
+        zc__count_read_ahead(&p->st);
+    else
+        zc__count_read_miss(&p->st);
+}
+
 /* An op on a file system without a pool: counted, never stored or hit. */
 static int gone(zc_player *p, const zc_op *op)
 {
@@ -227,7 +239,7 @@ static int gone(zc_player *p, const zc_op *op)
         p->st.zc_puts++;
         return 0;
     case ZC_OP_GET:
-        zc__count_read_miss(&p->st);
+        count_get(p, op);
         p->st.zc_gets++;
         p->st.disk_reads++;
         return 0;
@@ -286,7 +298,7 @@ static int get(zc_player *p, int pool, const zc_op *op)
 {
     int rc;
 
-    zc__count_read_miss(&p->st);
+    count_get(p, op);
     if (!p->zc) {
         p->st.disk_reads++;
         return 0;
@@ -300,7 +312,8 @@ static int get(zc_player *p, int pool, const zc_op *op)
     if (rc)
         return rc;
     p->st.zc_hits++;
-    p->st.resident_hits++;
+    if (!(op->flags & ZC_OP_GET_AHEAD))
+        p->st.resident_hits++;
     if (p->verify) {
         uint64_t slot, h[2];
         struct shadow *s =

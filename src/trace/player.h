@@ -26,6 +26,14 @@ static inline void zc__count_read_miss(zc_replay_stats *st)
     st->reads++;
 }
 
+/* a page read ahead (a get with ZC_OP_GET_AHEAD): no access and no read;
+ * then the zcache or the disk serves it, as for a read miss, but a zcache
+ * hit of it is no resident hit (nobody asked for the page) */
+static inline void zc__count_read_ahead(zc_replay_stats *st)
+{
+    st->readahead++;
+}
+
 /* an invalidate_page, which the page-cache model makes for writes */
 static inline void zc__count_invalidate(zc_replay_stats *st, uint32_t flags)
 {
@@ -37,14 +45,6 @@ static inline void zc__count_invalidate(zc_replay_stats *st, uint32_t flags)
         st->pc_hits++;
         st->resident_hits++;
     }
-}
-
-/* a readahead get that the zcache did not serve: a disk read, not an
- * access */
-static inline void zc__count_ahead_miss(zc_replay_stats *st)
-{
-    st->readahead++;
-    st->disk_reads++;
 }
 
 /* a page-cache eviction (a put) */

@@ -460,6 +460,7 @@ static void tfile_close(struct zc__tfile *f)
     f->zstd = NULL;
     free(f->zin);
     f->zin = NULL;
+    zc__file_sizes_free(&f->acc.sizes);
 }
 
 /* Read the first bytes; if they are a zstd frame's, move them to the

@@ -33,7 +33,9 @@
  * What a trace knows beside its requests (access streams: header fields
  * and samples of resident pages) is kept by reader.c for the whole trace
  * in a zc__trace_info, which formats fill through the helpers below and
- * zc_trace_meta() / zc_trace_resident() read.
+ * zc_trace_meta() / zc_trace_resident() read.  Recorded file sizes are
+ * the file's own (acc.sizes), not the trace's: they go into the requests
+ * that follow them in the same file.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -44,6 +46,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "files.h"
 #include "zcache_trace.h"
 
 /* Header fields and resident-page samples of a trace. */
@@ -77,6 +80,9 @@ struct zc__tfile {
         uint64_t clock;   /* time of the last record */
         uint64_t records; /* records read */
         uint64_t mark;    /* offset (binary) of the last record */
+        unsigned minor;   /* the binary form's minor version */
+        struct zc__file_sizes sizes; /* the files' recorded sizes; freed
+                                        when the file is closed */
     } acc;
     struct zc__trace_info *info; /* the trace's */
     char *err;                   /* the trace's message buffer */

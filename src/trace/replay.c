@@ -204,7 +204,8 @@ static int page_op(struct zc_replay *r, zc_op_kind kind, uint32_t file,
         /* Nothing to drive: count as the player would, without ops. */
         zc_replay_stats *st = zc__player_stats(r->player);
         if (kind == ZC_OP_GET && (flags & ZC_OP_GET_AHEAD)) {
-            zc__count_ahead_miss(st);
+            zc__count_read_ahead(st);
+            st->disk_reads++;
         } else if (kind == ZC_OP_GET) {
             zc__count_read_miss(st);
             st->disk_reads++;

@@ -536,9 +536,11 @@ static int binary_next(struct zc_ops_reader *r, zc_op *op)
             if (!rc && code == ZCT_INIT_SHARED_FS)
                 rc = bytes(r, op->uuid, 16);
             break;
-        case ZCT_PUT_ACTIVE:
-            op->flags = ZC_OP_PUT_ACTIVE;
-            code = ZCT_PUT;
+        case ZCT_PUT_ACTIVE: /* a put or a get, and its flag */
+        case ZCT_GET_AHEAD:
+            op->flags =
+                code == ZCT_PUT_ACTIVE ? ZC_OP_PUT_ACTIVE : ZC_OP_GET_AHEAD;
+            code = code == ZCT_PUT_ACTIVE ? ZCT_PUT : ZCT_GET;
             /* fall through */
         case ZCT_PUT:
         case ZCT_GET:

@@ -1,7 +1,7 @@
 /*
  * trace/zct.h - what the op-stream (.zct) reader and writer share.
  *
- * The binary form, version 1.2 (all integers little-endian):
+ * The binary form, version 1.3 (all integers little-endian):
  *
  *   header   8 bytes magic 89 'Z' 'C' 'T' 0D 0A 1A 0A (a PNG-style magic:
  *            catches text-mode and 7-bit transfers), u16 major = 1, u16
@@ -24,6 +24,8 @@
  *              09 put_active pool KEY index ref: a put of a page that was
  *                 hit in the page cache (ZC_OP_PUT_ACTIVE; since 1.1)
  *              04 get pool KEY index
+ *              0A get_ahead pool KEY index: a get of a page the page-cache
+ *                 model read ahead (ZC_OP_GET_AHEAD; since 1.3)
  *              05 invalidate_page pool KEY index flags
  *              06 invalidate_inode pool KEY
  *              07 invalidate_fs pool
@@ -34,7 +36,7 @@
  *                 only in a stream with a pack field, id below the pack's
  *                 count of contents).  Writers keep same-filled pages as
  *                 11 records, which are smaller.
- *              7E end: the number of op records (01..08) before it
+ *              7E end: the number of op records (01..09, 0A) before it
  *            KEY is 00 varint(ino), for keys made by zc_filekey_from_ino(),
  *            or 01 and the 24 bytes of the six words (little-endian u32).
  *            Contents (10, 11, 12 alike) are numbered 0, 1, ... in order;
@@ -43,6 +45,11 @@
  *            less than the window: a reader keeps only the last `window`
  *            contents, and the writer defines a content again once its
  *            last definition has left the window.
+ *
+ * The minor version says which records a stream may hold (09 came with
+ * 1.1, 12 and the pack field with 1.2, 0A with 1.3); a reader takes any
+ * 1.x stream, and an older reader refuses a record it does not know
+ * ("unknown record type 0x0a"), naming its block and byte.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -55,7 +62,7 @@
 
 #define ZCT_MAGIC "\x89ZCT\r\n\x1a\n"
 #define ZCT_MAJOR 1
-#define ZCT_MINOR 2
+#define ZCT_MINOR 3
 #define ZCT_TEXT_MAGIC "zct-text 1"
 
 enum {
@@ -79,6 +86,7 @@ enum {
     ZCT_INVALIDATE_FS = 0x07,
     ZCT_PC_HITS = 0x08,
     ZCT_PUT_ACTIVE = 0x09,
+    ZCT_GET_AHEAD = 0x0A,
     ZCT_CONTENT_RAW = 0x10,
     ZCT_CONTENT_FILL = 0x11,
     ZCT_CONTENT_PACK = 0x12,

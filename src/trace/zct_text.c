@@ -8,8 +8,8 @@
  *                                   default 4096)
  *   init_fs POOL
  *   init_shared_fs POOL UUID        UUID: 32 hex digits
- *   put POOL KEY INDEX CONTENT
- *   get POOL KEY INDEX
+ *   put POOL KEY INDEX [active] CONTENT
+ *   get POOL KEY INDEX [ahead]      ahead: a page read ahead
  *   invalidate_page POOL KEY INDEX [write_miss|write_hit]
  *   invalidate_inode POOL KEY
  *   invalidate_fs POOL
@@ -227,7 +227,8 @@ static int parse_op(struct zc_ops_reader *r, char **tok, int ntok, zc_op *op)
     op->kind = ops[i].kind;
     if (ntok - 1 < ops[i].args ||
         ntok - 1 > ops[i].args + (op->kind == ZC_OP_INVALIDATE_PAGE ||
-                                  op->kind == ZC_OP_PUT))
+                                  op->kind == ZC_OP_PUT ||
+                                  op->kind == ZC_OP_GET))
         return fail(r, "wrong number of fields for", tok[0]);
     if (op->kind == ZC_OP_PC_HITS) {
         if (number(r, tok[1], UINT64_MAX, &op->count))
@@ -261,6 +262,11 @@ static int parse_op(struct zc_ops_reader *r, char **tok, int ntok, zc_op *op)
         if (text_content(r, tok[ntok - 1]))
             return r->rc;
         op->page = r->page;
+    }
+    if (op->kind == ZC_OP_GET && ntok == 5) {
+        if (strcmp(tok[4], "ahead"))
+            return fail(r, "get flag is ahead, not", tok[4]);
+        op->flags = ZC_OP_GET_AHEAD;
     }
     if (op->kind == ZC_OP_INVALIDATE_PAGE && ntok == 5) {
         if (!strcmp(tok[4], "write_miss"))

@@ -233,6 +233,8 @@ static int binary_op(struct zc_ops_writer *w, const zc_op *op)
     rec[0] = code[op->kind];
     if (op->kind == ZC_OP_PUT && (op->flags & ZC_OP_PUT_ACTIVE))
         rec[0] = ZCT_PUT_ACTIVE;
+    if (op->kind == ZC_OP_GET && (op->flags & ZC_OP_GET_AHEAD))
+        rec[0] = ZCT_GET_AHEAD;
     if (op->kind == ZC_OP_PC_HITS) {
         n += zc__varint_put(rec + n, op->count);
         return record(w, rec, n);
@@ -308,6 +310,8 @@ static int text_op(struct zc_ops_writer *w, const zc_op *op)
     if (op->kind == ZC_OP_PUT || op->kind == ZC_OP_GET ||
         op->kind == ZC_OP_INVALIDATE_PAGE)
         bad |= fprintf(w->f, " %" PRIu64, op->index) < 0;
+    if (op->kind == ZC_OP_GET && (op->flags & ZC_OP_GET_AHEAD))
+        bad |= fputs(" ahead", w->f) < 0;
     if (op->kind == ZC_OP_INVALIDATE_PAGE && op->flags)
         bad |=
             fputs(op->flags & ZC_OP_WRITE_MISS ? " write_miss" : " write_hit",
@@ -531,6 +535,8 @@ int zc_ops_write(zc_ops_writer *w, const zc_op *op)
         return wfail(w, -ZC_EINVAL, "put without a page");
     if (op->kind == ZC_OP_PUT && (op->flags & ~ZC_OP_PUT_ACTIVE))
         return wfail(w, -ZC_EINVAL, "put flags %" PRIu32 " unknown", op->flags);
+    if (op->kind == ZC_OP_GET && (op->flags & ~ZC_OP_GET_AHEAD))
+        return wfail(w, -ZC_EINVAL, "get flags %" PRIu32 " unknown", op->flags);
     if (op->kind == ZC_OP_INVALIDATE_PAGE &&
         op->flags & ~(ZC_OP_WRITE_MISS | ZC_OP_WRITE_HIT))
         return wfail(w, -ZC_EINVAL, "invalidate_page flags %" PRIu32 " unknown",
