@@ -36,13 +36,12 @@
  *    get ever returns stale bytes, and the replay's counters agree with
  *    the op stream.
  *
- * Known library bugs found by these tests are marked KNOWN BUG where the
- * test tolerates them, each described there: a requested page counted
- * twice when its own readahead window evicted it (linux, capacity below
- * the window); a page past a file's recorded end not counted at capacity
- * 0 (linux); readahead gets counted as read accesses by the player.  The
- * reference says what the library should; the comparison lets the
- * library leave out those events only (they change no state).
+ * These tests found three library bugs, now fixed and held here with no
+ * tolerance: a requested page counted twice when its own readahead window
+ * evicted it (linux, capacity below the window: now read again as
+ * readahead, counted once); a page past a file's recorded end not counted
+ * at capacity 0 (linux); readahead gets counted as read accesses by the
+ * player.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -74,8 +73,6 @@ struct ev {
     uint64_t key;  /* the op's file key: ino, or dev for a block page */
     uint64_t page; /* NO_PAGE for a read hit seen as an op (PC_HITS
                       carries no key) */
-    bool bug;      /* the reference's: what the library should say and,
-                      by a known bug, does not (below) */
 };
 
 struct evlog {
@@ -182,7 +179,7 @@ struct rpage {
     bool young;      /* a page-table accessed bit */
     bool readahead;  /* PG_readahead */
     bool hit;        /* hit while resident: the put's active flag */
-    bool fresh;      /* read by its request's window, its turn to come */
+    bool fresh;      /* a read(2) page of the request, its miss told */
 };
 
 struct rlist {
@@ -216,7 +213,6 @@ struct rcount {
     uint64_t near_lots; /* fault misses with mmap_miss at 95..105 */
     uint64_t workingset_restored;
     uint64_t evictions, aheads, shrinks;
-    uint64_t bug_uncounted; /* KNOWN BUG: pages the library did not count */
 };
 
 struct rfile {
@@ -238,6 +234,9 @@ struct ref {
     uint64_t debt; /* active pages owed a scan */
     struct rfile files[RFILES];
     size_t nfiles;
+    bool gone[RMAX]; /* pages of this read(2) (from its first) whose miss
+                        was told, evicted before the read reached them */
+    uint64_t req_first;
     struct evlog *out;
     struct rcount c;
 };
@@ -272,7 +271,7 @@ static uint64_t ref_used(const struct ref *m)
 static void emit(struct ref *m, int kind, uint64_t key, uint64_t page,
                  bool write, bool active)
 {
-    struct ev e = {kind, write, active, key, page, false};
+    struct ev e = {kind, write, active, key, page};
 
     if (kind == EV_HIT && !write)
         e.key = e.page = NO_PAGE; /* as the op shows it */
@@ -329,7 +328,7 @@ static void push_head(struct ref *m, int l, struct rpage p)
 /* folio_mark_accessed(): referenced once, activated the second time. */
 static void mark_accessed(struct ref *m, uint64_t key, uint64_t page)
 {
-    int l;
+    int l = INACTIVE;
     long i = ref_find(m, key, page, &l);
     struct rpage p;
 
@@ -466,6 +465,10 @@ static void reclaim_one(struct ref *m)
         }
         {
             struct rpage p = take(m, INACTIVE, in->n - 1);
+            if (p.fresh) {
+                assert_true(p.page - m->req_first < RMAX);
+                m->gone[p.page - m->req_first] = true;
+            }
             store_shadow(m, &p); /* the age before this eviction */
             m->age++;
             m->c.evictions++;
@@ -521,11 +524,21 @@ static void read_in(struct ref *m, const struct rreq *q, uint64_t cur,
         return;
     }
     add_page(m, q->key, page); /* [code] evictions before the miss */
-    if (page == cur) {
-        emit(m, EV_MISS, q->key, page, q->write, false);
-    } else if (!q->write && !q->mapped && page > cur && page <= q->last) {
+    if (!q->write && !q->mapped && page >= cur && page <= q->last) {
+        /* A page of the read from where it is: its miss, told once; read
+         * again after its own window evicted it, readahead. */
+        bool *gone = &m->gone[page - q->first];
         ref_get(m, q->key, page)->fresh = true;
-        emit(m, EV_MISS, q->key, page, false, false);
+        if (*gone) {
+            *gone = false;
+            m->c.rereads++;
+            m->c.aheads++;
+            emit(m, EV_AHEAD, q->key, page, false, false);
+        } else {
+            emit(m, EV_MISS, q->key, page, false, false);
+        }
+    } else if (page == cur) {
+        emit(m, EV_MISS, q->key, page, q->write, false);
     } else {
         m->c.aheads++;
         emit(m, EV_AHEAD, q->key, page, false, false);
@@ -544,14 +557,13 @@ static void do_ra(struct ref *m, const struct rreq *q, uint64_t cur,
         m->c.past_end++;
         return;
     }
-    /* [code] The mark is placed on the window as given, before the clip
-     * (the kernel marks nr - lookahead of the clipped window). */
-    if (lookahead > 0 && lookahead <= nr)
-        mark = index + nr - lookahead;
     if (index + nr > q->size_pages) {
         nr = q->size_pages - index;
         m->c.clipped_windows++;
     }
+    /* page_cache_ra_unbounded(): nr - lookahead of the clipped window */
+    if (lookahead > 0 && lookahead <= nr)
+        mark = index + nr - lookahead;
     for (uint64_t p = index; p < index + nr; p++) {
         if (resident(m, q->key, p))
             continue;
@@ -676,30 +688,21 @@ static void read_page(struct ref *m, const struct rreq *q, uint64_t page)
         p->hit = true;
         emit(m, EV_HIT, q->key, page, false, false);
     } else {
-        if (reads_ahead(m, q))
+        /* A page its own window evicted is read alone, no window. */
+        if (reads_ahead(m, q) && !m->gone[page - q->first])
             sync_ra(m, q, page, wanted);
         else
             read_in(m, q, page, page);
         if (!resident(m, q->key, page)) {
-            /* [code] Past the recorded end, or read and then evicted by
-             * its own window: the page alone (a second miss then). */
-            if (m->cap == 0 && reads_ahead(m, q) && page >= q->size_pages) {
-                /* KNOWN BUG (reported): the library stops here, and the
-                 * page past the recorded end of a file that reads ahead
-                 * is counted neither hit nor miss at capacity 0 (pcm.h:
-                 * exactly one).  What it should say, as with readahead
-                 * off: the page passes through. */
-                struct ev e = {EV_MISS, false, false, q->key, page, true};
-                evlog_push(m->out, e);
-                e.kind = EV_EVICT;
-                evlog_push(m->out, e);
-                return;
-            }
-            if (m->cap == 0)
+            /* Past the recorded end, where no window reads: the page
+             * alone (at capacity 0 it passes through, as with readahead
+             * off).  Or read and then evicted by its own window: read
+             * again, as readahead (its miss was told). */
+            if (m->cap == 0 && !(reads_ahead(m, q) && page >= q->size_pages))
                 return; /* passed through already */
-            if (q->size_pages > page)
-                m->c.rereads++;
             read_in(m, q, page, page);
+            if (m->cap == 0)
+                return;
         }
         ref_get(m, q->key, page)->fresh = false;
     }
@@ -811,6 +814,9 @@ static void ref_request(struct ref *m, const zc_request *z)
     q.first = z->offset >> SHIFT;
     q.last = (z->offset + z->length - 1) >> SHIFT;
     q.size_pages = q.sized ? (z->file_size + PS - 1) >> SHIFT : 0;
+    memset(m->gone, 0, sizeof(m->gone));
+    m->req_first = q.first;
+    assert_true(q.last - q.first < RMAX);
     for (uint64_t page = q.first; page <= q.last; page++) {
         if (q.write) {
             /* A write marks nothing; a miss brings the page in, no
@@ -1173,28 +1179,14 @@ static bool ev_equal(const struct ev *x, const struct ev *y)
 }
 
 /* The position of the first difference of got and want (got->n if none
- * and they have the same length); events of want marked bug that got
- * lacks are dropped from want (counted in *missing): they are the
- * library's known bugs, which change no state. */
-static size_t first_difference(const struct evlog *got, struct evlog *want,
-                               uint64_t *missing)
+ * and they have the same length). */
+static size_t first_difference(const struct evlog *got,
+                               const struct evlog *want)
 {
-    size_t i = 0, j = 0, out = 0;
+    size_t i = 0;
 
-    while (j < want->n) {
-        if (i < got->n && ev_equal(&got->v[i], &want->v[j])) {
-            want->v[out++] = want->v[j++];
-            i++;
-        } else if (want->v[j].bug) {
-            (*missing)++;
-            j++;
-        } else {
-            break;
-        }
-    }
-    while (j < want->n)
-        want->v[out++] = want->v[j++];
-    want->n = out;
+    while (i < got->n && i < want->n && ev_equal(&got->v[i], &want->v[i]))
+        i++;
     return i;
 }
 
@@ -1230,7 +1222,7 @@ static void compare_seed(uint64_t seed, int profile, int requests,
             assert_int_equal(zc_replay_request(r, &st.q), 0);
             ref_request(&m, &st.q);
         }
-        at = first_difference(&got, &want, &total->bug_uncounted);
+        at = first_difference(&got, &want);
         if (at < got.n || at < want.n) {
             report_difference(seed, profile, n, &st, &got, &want, at);
             fail_msg("the linux model and the reference differ");
@@ -1278,7 +1270,7 @@ static void test_linux_model_equals_the_reference(void **state)
         "same page %llu, fresh %llu, clipped %llu, past end %llu, around "
         "absent %llu readahead %llu workingset %llu, near 100 %llu, "
         "workingset restored %llu, rereads %llu, evictions %llu, aheads "
-        "%llu, shrink evictions %llu; KNOWN BUG: pages not counted %llu\n",
+        "%llu, shrink evictions %llu\n",
         (unsigned long long)t.access_activations,
         (unsigned long long)t.refault_activations,
         (unsigned long long)t.refaults_too_far,
@@ -1304,8 +1296,7 @@ static void test_linux_model_equals_the_reference(void **state)
         (unsigned long long)t.near_lots,
         (unsigned long long)t.workingset_restored,
         (unsigned long long)t.rereads, (unsigned long long)t.evictions,
-        (unsigned long long)t.aheads, (unsigned long long)t.shrinks,
-        (unsigned long long)t.bug_uncounted);
+        (unsigned long long)t.aheads, (unsigned long long)t.shrinks);
     /* Every rule was reached, or the comparison proves nothing of it. */
     assert_true(t.access_activations > 0);
     assert_true(t.refault_activations > 0);
@@ -1333,6 +1324,7 @@ static void test_linux_model_equals_the_reference(void **state)
     assert_true(t.around_absent > 0);
     assert_true(t.around_readahead > 0);
     assert_true(t.shrinks > 0);
+    assert_true(t.rereads > 0);
 }
 
 /* ---- the linux model on streams worked out by hand from the essay ------- */
@@ -1547,8 +1539,7 @@ struct held {
  * request's pages were counted.  The first broken rule stops the replay
  * (the sink returns an error) and is kept in err. */
 struct track {
-    bool tolerate_rereads; /* the linux model: KNOWN BUG, below */
-    bool reads_ahead;      /* the linux model with a readahead limit */
+    bool reads_ahead; /* the linux model with a readahead limit */
     struct held *h;
     size_t n, cap;
     bool in_request, write, mapped, around;
@@ -1558,7 +1549,6 @@ struct track {
     char err[512];
     uint64_t read_hits, read_misses, aheads, write_hits, write_misses, puts;
     uint64_t rereads, around_neither, around_skipped_resident;
-    uint64_t uncounted; /* KNOWN BUG, in track_step() */
 };
 
 static long held_find(const struct track *t, uint64_t key, uint64_t page)
@@ -1606,18 +1596,6 @@ static int count_page(struct track *t, const struct ev *e)
         t->count[i] = 1;
         return 0;
     }
-    /* KNOWN BUG (linux model, reported): a page of a read(2) that the
-     * request's own readahead window brought in and evicted again before
-     * the request reached it is read again and counted a second time
-     * (pcm.h: exactly one of hit and miss per requested page).  Seen
-     * when the capacity is below the window.  Tolerated only in exactly
-     * that shape: a read miss after a put of the page in this request. */
-    if (t->tolerate_rereads && e->kind == EV_MISS && !t->write && !t->mapped &&
-        t->evicted[i]) {
-        t->evicted[i] = false;
-        t->rereads++;
-        return 0;
-    }
     return broke(t, "a requested page counted twice", e);
 }
 
@@ -1658,7 +1636,8 @@ static int track_op(void *ctx, const zc_op *op)
             return broke(t, "a miss of a resident page", &e);
         if (e.write != t->write)
             return broke(t, "a miss of the wrong kind", &e);
-        held_add(t, e.key, e.page, false);
+        /* a fault's page may carry the mark of its read-around window */
+        held_add(t, e.key, e.page, t->mapped);
         e.write ? t->write_misses++ : t->read_misses++;
         return count_page(t, &e);
     case EV_AHEAD:
@@ -1666,6 +1645,17 @@ static int track_op(void *ctx, const zc_op *op)
             return broke(t, "readahead of a resident page", &e);
         if (!t->in_request || t->write || e.key != t->key)
             return broke(t, "readahead but for a read of its file", &e);
+        if (in_request(t, &e) && !t->mapped) {
+            /* a page of this read(2) read again: only one counted and
+             * evicted since (pcm.h: the request's own window) */
+            size_t i = (size_t)(e.page - t->first);
+            if (!t->count[i] || !t->evicted[i])
+                return broke(t, "readahead of a requested page not yet "
+                                "counted, or not evicted",
+                             &e);
+            t->evicted[i] = false;
+            t->rereads++;
+        }
         held_add(t, e.key, e.page, true);
         t->aheads++;
         return 0;
@@ -1732,15 +1722,6 @@ static void track_step(zc_replay *r, struct track *t, const struct step *st,
     for (uint64_t p = t->first; p <= t->last; p++) {
         if (t->count[p - t->first])
             continue;
-        if (!t->around && t->reads_ahead && cap == 0 && !t->write &&
-            !t->mapped && st->q.ino && (st->q.flags & ZC_REQ_SIZE) &&
-            p >= (st->q.file_size + PS - 1) / PS) {
-            /* KNOWN BUG (linux model, reported): at capacity 0 a read(2)
-             * page past the recorded end of a file that reads ahead is
-             * counted neither hit nor miss. */
-            t->uncounted++;
-            continue;
-        }
         if (!t->around)
             track_fail(t, model, seed, n, st, "a requested page not counted");
         /* pcm.h: a fault-around page a model does not hold may be
@@ -1769,8 +1750,7 @@ static zc_replay *tracked_replay(const char *model, uint64_t cap,
     zc_replay *r;
 
     memset(t, 0, sizeof(*t));
-    t->tolerate_rereads = strcmp(model, "linux") == 0;
-    t->reads_ahead = t->tolerate_rereads && ra_kb > 0;
+    t->reads_ahead = strcmp(model, "linux") == 0 && ra_kb > 0;
     assert_int_equal(zc_replay_create(cap, PS, NULL, content, &r), 0);
     assert_int_equal(zc_replay_set_model(r, model), 0);
     assert_int_equal(zc_replay_set_read_ahead(r, ra_kb), 0);
@@ -1826,8 +1806,7 @@ static void conformance_seed(const char *model, uint64_t seed, int profile,
             assert_int_equal(zc_replay_request(fast, &step.q), 0);
     }
     /* pc_hits + gets not ahead + write accesses = the page accesses (the
-     * requested pages, less fault-around pages counted as neither, plus
-     * the tolerated rereads) */
+     * requested pages, less fault-around pages counted as neither) */
     assert_int_equal(zc_replay_stats_get(fast, &st), 0);
     assert_int_equal(st.pc_hits, t.read_hits + t.write_hits);
     assert_int_equal(st.accesses, t.read_hits + t.read_misses + t.write_hits +
@@ -1844,7 +1823,6 @@ static void conformance_seed(const char *model, uint64_t seed, int profile,
     sum->aheads += t.aheads;
     sum->puts += t.puts;
     sum->rereads += t.rereads;
-    sum->uncounted += t.uncounted;
     sum->around_neither += t.around_neither;
     sum->around_skipped_resident += t.around_skipped_resident;
     free(t.h);
@@ -1901,8 +1879,8 @@ static void test_every_model_keeps_the_rules_of_pcm_h(void **state)
         print_message(
             "%s: read hits %llu misses %llu, write hits %llu "
             "misses %llu, readahead %llu, puts %llu, fault-around "
-            "neither %llu (of resident pages %llu); KNOWN BUGS: "
-            "rereads %llu, pages not counted %llu\n",
+            "neither %llu (of resident pages %llu), requested pages "
+            "read again %llu\n",
             model, (unsigned long long)sum.read_hits,
             (unsigned long long)sum.read_misses,
             (unsigned long long)sum.write_hits,
@@ -1910,7 +1888,7 @@ static void test_every_model_keeps_the_rules_of_pcm_h(void **state)
             (unsigned long long)sum.aheads, (unsigned long long)sum.puts,
             (unsigned long long)sum.around_neither,
             (unsigned long long)sum.around_skipped_resident,
-            (unsigned long long)sum.rereads, (unsigned long long)sum.uncounted);
+            (unsigned long long)sum.rereads);
         assert_true(sum.read_hits > 0 && sum.read_misses > 0);
         assert_true(sum.write_hits > 0 && sum.write_misses > 0);
         assert_true(sum.puts > 0);
@@ -2175,20 +2153,6 @@ static void test_linux_model_before_a_zcache_serves_latest_bytes(void **state)
     zc_replay_destroy(r);
     zc_content_close(content);
     zc_cache_destroy(zc);
-    if (st.readahead == 0 && st.accesses == accesses + c.aheads &&
-        st.reads == c.read_hits + c.read_misses + c.aheads) {
-        /* KNOWN BUG (src/trace/player.c, reported): get() counts every
-         * ZC_OP_GET as a read access and never looks at ZC_OP_GET_AHEAD,
-         * so with a zcache, a sink or an op writer, readahead gets are
-         * counted as accesses and reads and zc_replay_stats.readahead
-         * stays 0, unlike the replay's counting without ops
-         * (zc__count_ahead_miss()).  Everything else was checked. */
-        print_message("KNOWN BUG: the player counts readahead gets as read "
-                      "accesses (readahead 0, accesses %llu, want %llu)\n",
-                      (unsigned long long)st.accesses,
-                      (unsigned long long)accesses);
-        skip();
-    }
     assert_int_equal(st.readahead, c.aheads);
     assert_int_equal(st.accesses, accesses);
     assert_int_equal(st.reads, c.read_hits + c.read_misses);

@@ -15,13 +15,15 @@
  *   miss(page, write)    a requested page was not; it is resident now
  *                        (replay.c: a read asks the zcache, a write drops
  *                        any copy there)
- *   ahead(page)          a page nobody asked for was read in (readahead)
+ *   ahead(page)          a page nobody asked for was read in (readahead),
+ *                        or a counted page read again
  *   evict(page, active)  a page left; active: it was hit while resident
  *                        (what zcache2's admission reads)
  *
  * A model must call exactly one of hit and miss for every requested page
- * it counts as an access (a fault-around of a page a model does not hold
- * may be neither: the kernel maps only what it holds), never hold more
+ * it counts as an access (a fault-around of a page a model does not hold,
+ * or holds with a readahead mark, may be neither: the kernel maps only
+ * what it holds and leaves PG_readahead pages alone), never hold more
  * than its capacity after a call returns, and evict only resident pages.
  * A callback's error stops the model and is returned as it is.
  *

@@ -77,8 +77,16 @@
  *    = size); else a window from the first non-resident page after it.
  *  - A window is read by do_page_cache_ra(): clipped to the page holding
  *    the file's last byte, skipping resident pages, the page at size -
- *    async size marked PG_readahead.  Pages of the current request that it
- *    reads are that request's misses; others are readahead (ahead()).
+ *    async size of the clipped window marked PG_readahead
+ *    (page_cache_ra_unbounded()).  The pages of a read(2) from its
+ *    current page to its last that a window reads are that read's misses,
+ *    told when read; every other page it reads is readahead (ahead()),
+ *    the pages around a fault included.  Each requested page is counted
+ *    once: one the read's own window evicted before the read reached it
+ *    (a cache smaller than the window) is read again alone, as
+ *    readahead, with no new window (which would only evict its own
+ *    pages again; the kernel holds a window's pages locked under I/O,
+ *    and a readahead that finds no memory stops).
  *  - A fault that misses runs do_sync_mmap_readahead(): mmap_miss counts
  *    up (at most 1000); above 100 only the page is read; else read-around:
  *    a window of ra_pages starting ra_pages / 2 before the page, async
@@ -96,7 +104,7 @@
  *
  * Data layout: the resident set of pcm.h (a node is a page; list 0
  * inactive, 1 active; flags below), the shadow entries in a pagemap
- * (value (age << 2) | workingset << 1 | 1, 0 when consumed), and an
+ * (value (age << 3) | flags SH_*, 0 when consumed), and an
  * array of readahead states indexed by file number.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -116,7 +124,13 @@ enum { INACTIVE = 0, ACTIVE = 1 };
 #define MAPPED 0x08u     /* mapped at least once */
 #define READAHEAD 0x10u  /* PG_readahead */
 #define HIT 0x20u        /* hit since it came in */
-#define FRESH 0x40u /* read in for the current request ahead of its turn */
+#define FRESH 0x40u /* a read(2) page of the current request, counted */
+
+/* a shadow entry: the age at eviction, then flags */
+#define SH_VALID 0x1u
+#define SH_WORKINGSET 0x2u /* PG_workingset at eviction */
+#define SH_GONE 0x4u       /* FRESH at eviction: counted, not yet reached */
+#define SH_AGE 3
 
 #define SWAP_CLUSTER_MAX 32u
 #define MMAP_LOTSAMISS 100u
@@ -211,7 +225,8 @@ static int evict(struct zc__pcm *m, uint32_t n, const struct zc__pcm_io *io)
     if (!sh)
         return -ZC_ENOMEM;
     /* workingset_eviction(): the age before this eviction, then one more */
-    *sh = m->age << 2 | (uint64_t)((x.flags & WORKINGSET) != 0) << 1 | 1;
+    *sh = m->age << SH_AGE | ((x.flags & FRESH) ? SH_GONE : 0) |
+          ((x.flags & WORKINGSET) ? SH_WORKINGSET : 0) | SH_VALID;
     m->age++;
     zc__pcm_list_unlink(&m->set, &m->list[x.list], n);
     zc__pcm_set_remove(&m->set, n);
@@ -270,11 +285,12 @@ static int reclaim_one(struct zc__pcm *m, const struct zc__pcm_io *io)
 /* filemap_add_folio(): room made, then the page on its list, a recent
  * refault on the active one.  Its node in *out. */
 static int add_page(struct zc__pcm *m, uint32_t file, uint64_t page,
-                    const struct zc__pcm_io *io, uint32_t *out)
+                    const struct zc__pcm_io *io, uint32_t *out, bool *again)
 {
     uint64_t sh;
     int rc;
 
+    *again = false;
     while (m->set.used >= m->cap && m->set.used)
         if ((rc = reclaim_one(m, io)))
             return rc;
@@ -282,11 +298,12 @@ static int add_page(struct zc__pcm *m, uint32_t file, uint64_t page,
         return rc;
     sh = zc__pagemap_get(&m->shadow, file, page);
     if (sh) {
-        uint64_t eviction = sh >> 2;
+        uint64_t eviction = sh >> SH_AGE;
         *zc__pagemap_slot(&m->shadow, file, page) = 0; /* present: no alloc */
+        *again = (sh & SH_GONE) != 0;
         if (m->age - eviction <= m->list[ACTIVE].n) {
             node(m, *out)->list = ACTIVE;
-            if (sh & 2)
+            if (sh & SH_WORKINGSET)
                 node(m, *out)->flags |= WORKINGSET;
             m->age++;
             m->activations++;
@@ -296,12 +313,22 @@ static int add_page(struct zc__pcm *m, uint32_t file, uint64_t page,
     return 0;
 }
 
+/* Whether `page` of the current read was counted and then evicted by its
+ * own window before the read reached it. */
+static bool gone(const struct zc__pcm *m, uint32_t file, uint64_t page)
+{
+    return (zc__pagemap_get(&m->shadow, file, page) & SH_GONE) != 0;
+}
+
 /* Bring in the page `page` of request q (cur: the page the request is at)
  * and tell the replay what it is: the request's miss, or readahead. */
 static int read_in(struct zc__pcm *m, const struct zc__pcm_req *q,
                    uint64_t cur, uint64_t page, const struct zc__pcm_io *io,
                    uint32_t *out)
 {
+    bool read = !q->write && !(q->flags & ZC_REQ_MAPPED) && page >= cur &&
+                page <= q->last;
+    bool again;
     int rc;
 
     if (m->cap == 0) {
@@ -312,15 +339,18 @@ static int read_in(struct zc__pcm *m, const struct zc__pcm_req *q,
         rc = io->miss(io->ctx, q->file, page, q->write);
         return rc ? rc : io->evict(io->ctx, q->file, page, false);
     }
-    if ((rc = add_page(m, q->file, page, io, out)))
+    if ((rc = add_page(m, q->file, page, io, out, &again)))
         return rc;
-    if (page == cur)
-        return io->miss(io->ctx, q->file, page, q->write);
-    if (!q->write && !(q->flags & ZC_REQ_MAPPED) && page > cur &&
-        page <= q->last) {
+    if (read) {
+        /* counted now, once: read again after its own window evicted it,
+         * a page is readahead */
         node(m, *out)->flags |= FRESH;
+        if (again)
+            return io->ahead(io->ctx, q->file, page);
         return io->miss(io->ctx, q->file, page, false);
     }
+    if (page == cur)
+        return io->miss(io->ctx, q->file, page, q->write);
     return io->ahead(io->ctx, q->file, page);
 }
 
@@ -329,14 +359,15 @@ static int do_ra(struct zc__pcm *m, const struct zc__pcm_req *q, uint64_t cur,
                  uint64_t index, uint64_t nr, uint64_t lookahead,
                  const struct zc__pcm_io *io)
 {
-    uint64_t mark = lookahead && lookahead <= nr ? nr - lookahead : UINT64_MAX;
-    uint64_t end;
+    uint64_t mark, end;
 
     if (q->size_pages == 0 || index >= q->size_pages)
         return 0;
     end = q->size_pages - 1;
     if (nr > end - index)
         nr = end - index + 1;
+    /* page_cache_ra_unbounded(): the mark on the clipped window */
+    mark = lookahead && lookahead <= nr ? nr - lookahead : UINT64_MAX;
     for (uint64_t i = 0; i < nr; i++) {
         uint32_t n;
         int rc;
@@ -491,7 +522,8 @@ static int read_page(struct zc__pcm *m, const struct zc__pcm_req *q,
                 return rc;
         }
     } else {
-        if (reads_ahead(m, q))
+        /* a page its own window evicted is read alone: no window again */
+        if (reads_ahead(m, q) && !gone(m, q->file, page))
             rc = sync_ra(m, q, ra, page, wanted, io);
         else
             rc = read_in(m, q, page, page, io, &n);
@@ -499,9 +531,10 @@ static int read_page(struct zc__pcm *m, const struct zc__pcm_req *q,
             return rc;
         n = zc__pcm_set_find(&m->set, q->file, page);
         if (n == ZC__PCM_NIL) {
-            /* Past the recorded end, or no page cache: the page alone. */
-            if (m->cap == 0 ||
-                zc__pcm_set_find(&m->set, q->file, page) != ZC__PCM_NIL)
+            /* Past the recorded end (no window reads it), or evicted by
+             * its own window (read again, readahead then), or passed
+             * through already with no page cache: the page alone. */
+            if (m->cap == 0 && !(reads_ahead(m, q) && page >= q->size_pages))
                 return 0;
             if ((rc = read_in(m, q, page, page, io, &n)) || n == ZC__PCM_NIL)
                 return rc;

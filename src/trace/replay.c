@@ -299,6 +299,7 @@ static int page_cache_hit(struct zc_replay *r)
         zc__count_pc_hits(zc__player_stats(r->player), 1);
         return 0;
     }
+    memset(&op, 0, sizeof(op));
     op.kind = ZC_OP_PC_HITS;
     op.count = 1;
     return emit(r, &op);
