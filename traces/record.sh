@@ -10,7 +10,8 @@
 #   bash traces/record.sh [NAME...]                      # all, or some
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rec=tools/zcache-record
+# KEEP_RAW=DIR keeps each raw capture in DIR/NAME (to convert it again)
+rec() { tools/zcache-record ${KEEP_RAW:+--keep-raw "$KEEP_RAW/$name"} "$@"; }
 src=$(pwd)
 wl=$src/traces/workloads
 want=("$@")
@@ -21,7 +22,7 @@ for name in "${want[@]}"; do
   grep-src)
     # 32 rounds of searches over 24 MB of C and C++ headers under a 12 MiB
     # limit: a slow whole-tree search per round and quick subtree searches.
-    $rec --out traces --size 256M --memory 12M \
+    rec --out traces --size 256M --memory 12M \
       --populate /usr/include/c++ --populate /usr/include/linux \
       --populate /usr/include/x86_64-linux-gnu --populate /usr/include/openssl \
       grep-src -- sh "$wl/grep-src.sh"
@@ -34,7 +35,7 @@ for name in "${want[@]}"; do
     mkdir "$tmp/zcache"
     git -C "$src" archive HEAD src include tools cmake CMakeLists.txt LICENSE \
       tests bench examples fuzz | tar -x -C "$tmp/zcache"
-    $rec --out traces --size 512M --memory 56M \
+    rec --out traces --size 512M --memory 56M \
       --populate "$tmp/zcache" --setup "bash $wl/build-setup.sh" \
       build-c -- bash "$wl/build.sh"
     rm -rf "$tmp"
@@ -44,7 +45,7 @@ for name in "${want[@]}"; do
     # (TPC-C's skewed NURand ids), a name range count and an update, under
     # an 8 MiB limit; journal_mode=PERSIST.
     awk -v N=17000 -f "$wl/sqlite-oltp.awk" > /tmp/sqlite-oltp.sql
-    $rec --out traces --size 256M --memory 8M \
+    rec --out traces --size 256M --memory 8M \
       --setup "bash $wl/sqlite-oltp-setup.sh" \
       sqlite-oltp -- sh -c 'sqlite3 db.sqlite < /tmp/sqlite-oltp.sql > /dev/null'
     rm -f /tmp/sqlite-oltp.sql
@@ -53,7 +54,7 @@ for name in "${want[@]}"; do
     # 800 python3.11 runs from the traced file system (interpreter, loader,
     # shared libraries, standard library), each importing a skewed random
     # choice of modules, under 32 MiB.
-    $rec --out traces --size 256M --memory 32M \
+    rec --out traces --size 256M --memory 32M \
       --setup "bash $wl/python-imports-setup.sh" \
       python-imports -- bash "$wl/python-imports.sh" py 800
     ;;
@@ -61,7 +62,7 @@ for name in "${want[@]}"; do
     # 3,900 small files (Perl modules, Python packages, package docs: 17 MB)
     # read whole 150,000 times with Zipf(0.9) popularity, in bursts, under
     # 16 MiB (the reader, python3, takes about 8 of them).
-    $rec --out traces --size 256M --memory 16M \
+    rec --out traces --size 256M --memory 16M \
       --setup 'mkdir files && find /usr/share/perl/5.36 /usr/share/doc /usr/lib/python3/dist-packages -type f -size -24k ! -name "*.gz" ! -name "*.pyc" | sort | while read -r f; do mkdir -p "files$(dirname "$f")"; cp "$f" "files$f"; done && (cd files && find . -type f | sort) > list.txt' \
       file-server -- sh -c "cd files && /usr/bin/python3.11 $wl/file-server.py ../list.txt 150000"
     ;;
