@@ -549,6 +549,52 @@ static void test_streams_refuse_another_recording_s_pack(void **state)
     zc_trace_close(t);
 }
 
+/* A replay whose model evicts pages the pack does not hold (a model may
+ * read ahead further than the recording did) puts them with the synth
+ * source's bytes and counts them; the zcache serves those bytes back, never
+ * others. */
+static void test_replay_puts_pages_the_pack_lacks_with_synthetic_bytes(
+    void **state)
+{
+    const char *p = zt_tmp_path("part.zcp");
+    char spec[256];
+    zc_pack_writer *w;
+    zc_content *c;
+    zc_cache *zc;
+    zc_config cfg = zc_config_default();
+    zc_replay *r;
+    zc_replay_stats st;
+    zc_request q = {.dev = 7, .ino = 55, .offset = 0, .length = 8 * PS};
+    unsigned char pg[PS];
+    (void)state;
+
+    assert_int_equal(zc_pack_writer_open(p, PS, 1, &w, NULL, 0), 0);
+    for (uint64_t i = 0; i < 4; i++) { /* pages 0..3 of 8 */
+        universe_page(i, pg);
+        assert_int_equal(zc_pack_map(w, 7, 55, i, pg, NULL), 0);
+    }
+    assert_int_equal(zc_pack_writer_close(w, NULL, 0), 0);
+    snprintf(spec, sizeof(spec), "pack:%s", p);
+    assert_int_equal(zc_content_open(spec, PS, &c, NULL, 0), 0);
+    assert_int_equal(zc_config_parse(&cfg, "capacity=1M"), 0);
+    assert_int_equal(zc_cache_create(&cfg, &zc), 0);
+    /* LRU of 2 pages, pages 0..7 read twice: evicted are 0..5, then 6, 7,
+     * 0..5; of them 4, 5, 6, 7, 4, 5 are not in the pack. */
+    assert_int_equal(zc_replay_create(2, PS, zc, c, &r), 0);
+    zc_replay_verify(r, true);
+    assert_int_equal(zc_replay_request(r, &q), 0);
+    assert_int_equal(zc_replay_request(r, &q), 0);
+    assert_int_equal(zc_replay_stats_get(r, &st), 0);
+    assert_int_equal(st.pc_evictions, 14);
+    assert_int_equal(st.zc_puts, 14);
+    assert_int_equal(st.synthetic, 6);
+    assert_true(st.zc_hits >= 6); /* pages 0..5 come back from the zcache */
+    assert_int_equal(st.zc_wrong, 0);
+    zc_replay_destroy(r);
+    zc_cache_destroy(zc);
+    zc_content_close(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -560,6 +606,8 @@ int main(void)
         cmocka_unit_test(test_not_a_pack),
         cmocka_unit_test(test_a_failed_writer_leaves_no_file),
         cmocka_unit_test(test_content_source_pack),
+        cmocka_unit_test(
+            test_replay_puts_pages_the_pack_lacks_with_synthetic_bytes),
         cmocka_unit_test(test_streams_refuse_another_recording_s_pack),
     };
     return cmocka_run_group_tests(tests, zt_tmpdir_setup, zt_tmpdir_teardown);

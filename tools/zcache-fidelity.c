@@ -256,8 +256,9 @@ static const char *const help_head[] = {
     "    model_gets, kernel_puts, model_puts, evicted_overlap (null without",
     "    kernel evictions), evicted_matched, kernel_meta_gets, "
     "kernel_meta_puts,",
-    "    model_readahead, read_ahead_kb, resident_samples, and curve: an array "
-    "of",
+    "    model_readahead, model_synthetic (puts of pages the content source",
+    "    lacks, with synthetic bytes), read_ahead_kb, resident_samples, and",
+    "    curve: an array of",
     "    {capacity_bytes, kernel_zc_hits, model_zc_hits, kernel_zc_gets,",
     "    model_zc_gets}.",
     "",
@@ -795,7 +796,8 @@ static int evicts_push(struct evicts *v, const zc_op *op)
  * replay's counters, so that a replay without a zcache (--no-curve)
  * counts its gets too (the player counts them as disk reads then). */
 static struct {
-    uint64_t gets;
+    uint64_t gets;    /* pages brought in (brings_in()) */
+    uint64_t zc_gets; /* of them, the zcache gets (write misses are not) */
     struct evicts ev;
 } model_ops;
 
@@ -813,6 +815,8 @@ static int collect_op(void *ctx, const zc_op *op)
     (void)ctx;
     if (brings_in(op))
         model_ops.gets++;
+    if (op->kind == ZC_OP_GET)
+        model_ops.zc_gets++;
     return op->kind == ZC_OP_PUT ? evicts_push(&model_ops.ev, op) : 0;
 }
 
@@ -991,6 +995,7 @@ struct result {
     uint64_t start_pages; /* the capacity at the start */
     uint64_t gets, puts;  /* zc_gets, pc_evictions */
     uint64_t readahead;   /* pages read ahead */
+    uint64_t synthetic;   /* most puts with synthetic bytes, of a replay */
     uint64_t matched;     /* kernel evictions matched */
     bool drift;           /* a later replay's gets or puts differed */
     uint64_t zc_hits[MAX_CAPS], zc_gets[MAX_CAPS];
@@ -1077,6 +1082,7 @@ static void run_model(struct result *res)
     size_t n = o.ncaps ? o.ncaps : 1;
 
     model_ops.gets = 0;
+    model_ops.zc_gets = 0;
     model_ops.ev.n = 0;
     for (size_t c = 0; c < n; c++) {
         zc_replay_stats st;
@@ -1092,10 +1098,12 @@ static void run_model(struct result *res)
         if (!o.ncaps)
             continue;
         /* the same op stream, whatever the zcache behind it */
-        if (st.zc_gets != res->gets || st.pc_evictions != res->puts)
+        if (st.zc_gets != model_ops.zc_gets || st.pc_evictions != res->puts)
             res->drift = true;
         res->zc_hits[c] = st.zc_hits;
         res->zc_gets[c] = st.zc_gets;
+        if (st.synthetic > res->synthetic)
+            res->synthetic = st.synthetic;
     }
     res->matched = match_evictions(&ks.ev, &model_ops.ev, as.median);
     if (res->drift)
@@ -1104,6 +1112,12 @@ static void run_model(struct result *res)
                      "differ from its op stream's, or change with the zcache "
                      "behind it; the op stream's are reported\n",
                 res->model, size_name[res->mode]);
+    if (res->synthetic)
+        fprintf(stderr,
+                NAME ": %s, %s size: %" PRIu64 " evicted pages are not in "
+                     "the content source (read ahead further than the "
+                     "recording read): put with synthetic bytes\n",
+                res->model, size_name[res->mode], res->synthetic);
 }
 
 static void run_models(void)
@@ -1177,8 +1191,9 @@ static void json_output(void)
         fprintf(out,
                 ",\"evicted_matched\":%" PRIu64 ",\"kernel_meta_gets\":%" PRIu64
                 ",\"kernel_meta_puts\":%" PRIu64 ",\"model_readahead\":%" PRIu64
-                ",\"read_ahead_kb\":",
-                r->matched, ks.meta_gets, ks.meta_puts, r->readahead);
+                ",\"model_synthetic\":%" PRIu64 ",\"read_ahead_kb\":",
+                r->matched, ks.meta_gets, ks.meta_puts, r->readahead,
+                r->synthetic);
         if (as.ra_known)
             fprintf(out, "%" PRIu64, as.read_ahead_kb);
         else

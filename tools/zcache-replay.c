@@ -409,7 +409,8 @@ static double ratio(uint64_t a, uint64_t b)
     X(zc_puts)                                                                 \
     X(zc_stored)                                                               \
     X(resident_hits)                                                           \
-    X(pc_evictions) X(zc_wrong) X(zc_skipped) X(zc_probes) X(readahead)
+    X(pc_evictions) X(zc_wrong) X(zc_skipped) X(zc_probes) X(readahead)      \
+    X(synthetic)
 
 #define ZC_FIELDS(X)                                                           \
     X(puts)                                                                    \
@@ -564,6 +565,10 @@ static void output(const struct opts *o, const char *format,
     printf("  pages read ahead  %12" PRIu64 "  (gets before any access: "
            "not accesses; their disk reads are counted above)\n",
            r->readahead);
+    if (r->synthetic)
+        printf("  synthetic puts    %12" PRIu64 "  (evicted pages the content "
+               "source lacks, put with synthetic bytes)\n",
+               r->synthetic);
     if (!z)
         return;
     printf("  zcache puts       %12" PRIu64 "  (page-cache evictions), "

@@ -839,7 +839,7 @@ static const char *cap_of(const char *s)
     X(zc_gets)                                                                 \
     X(zc_hits)                                                                 \
     X(disk_reads)                                                              \
-    X(zc_puts) X(zc_stored) X(resident_hits) X(readahead)
+    X(zc_puts) X(zc_stored) X(resident_hits) X(readahead) X(synthetic)
 
 static double pct(uint64_t a, uint64_t b)
 {

@@ -34,6 +34,12 @@ static inline void zc__count_read_ahead(zc_replay_stats *st)
     st->readahead++;
 }
 
+/* a page put with synthetic bytes: its source lacks it */
+static inline void zc__count_synthetic(zc_replay_stats *st)
+{
+    st->synthetic++;
+}
+
 /* an invalidate_page, which the page-cache model makes for writes */
 static inline void zc__count_invalidate(zc_replay_stats *st, uint32_t flags)
 {

@@ -28,10 +28,10 @@
  * traced both ways) gets two pools, as the kernel's block-device pages
  * and the file system's pages belong to different super blocks: else the
  * block page n of D (key D) and page n of inode D (key D) would be one
- * zcache key.  A stream of one kind has exactly one pool per dev.  Page contents come from the content source as
- * (dev, page, version) or (dev, ino, index, version), the version
- * counting the page's writes, so a put always carries the page's latest
- * bytes.
+ * zcache key.  A stream of one kind has exactly one pool per dev.  Page
+ * contents come from the content source as (dev, page, version) or (dev, ino,
+ * index, version), the version counting the page's writes, so a put always
+ * carries the page's latest bytes.
  *
  * Data layout: the (dev, ino) pair of a request is interned once as a
  * 32-bit file number (files.h), and pages are keyed (file, page) in the
@@ -55,6 +55,7 @@ struct zc_replay {
     unsigned page_shift;
     zc_cache *zc;
     zc_content *content;
+    zc_content *synth;       /* NULL, or bytes for pages content lacks */
     zc_player *player;       /* drives zc and counts */
     zc_ops_writer *ops;      /* NULL, or where the op stream is saved */
     zc_op_sink sink;         /* NULL, or who else gets every op */
@@ -76,7 +77,7 @@ struct zc_replay {
     size_t npools, pools_cap;
     uint64_t last_pkey; /* the last lookup (valid if npools) */
     uint32_t last_pool;
-    uint8_t *page;                /* one page of content */
+    uint8_t *page; /* one page of content */
 };
 
 /* ---- versions ----------------------------------------------------------- */
@@ -113,7 +114,7 @@ static int emit(struct zc_replay *r, zc_op *op)
 }
 
 /* A pool's identity: the block device dev, or the file system dev. */
-#define POOL_KEY(dev, is_file) ((uint64_t)(dev) | (uint64_t)!!(is_file) << 32)
+#define POOL_KEY(dev, is_file) ((uint64_t)(dev) | (uint64_t) !!(is_file) << 32)
 
 /* The stream pool of a device or file system: created, with its init op,
  * on first sight. */
@@ -186,9 +187,19 @@ static int content_of(struct zc_replay *r, uint32_t file, uint64_t page)
     const struct zc__file *f = zc__files_get(&r->files, file);
     uint64_t v = version_of(r, file, page);
 
+    int rc;
+
     if (!f->ino)
-        return zc_content_page(r->content, f->dev, page, v, r->page);
-    return zc_content_file_page(r->content, f->dev, f->ino, page, v, r->page);
+        rc = zc_content_page(r->content, f->dev, page, v, r->page);
+    else
+        rc = zc_content_file_page(r->content, f->dev, f->ino, page, v, r->page);
+    if (rc != -ZC_ENOENT)
+        return rc;
+    /* Not in the source (a pack: a page nobody read in the recording). */
+    if (!r->synth && zc_content_open("synth", r->page_size, &r->synth, NULL, 0))
+        return -ZC_ENOMEM;
+    zc__count_synthetic(zc__player_stats(r->player));
+    return zc_content_file_page(r->synth, f->dev, f->ino, page, v, r->page);
 }
 
 /* An op on the page (file, page). */
@@ -464,7 +475,8 @@ int zc_replay_adapt(zc_replay *r, const zc_adapt_options *opt)
     int rc;
 
     if (!r || !opt || !r->zc || r->ops || r->sink || r->adapt || r->requests ||
-        !opt->memory_bytes || opt->memory_bytes / r->page_size >= ZC__PCM_NIL / 2)
+        !opt->memory_bytes ||
+        opt->memory_bytes / r->page_size >= ZC__PCM_NIL / 2)
         return -ZC_EINVAL;
     rc = zc__adapt_create(opt, r->page_size, &r->adapt);
     if (rc)
@@ -533,6 +545,7 @@ void zc_replay_destroy(zc_replay *r)
     zc__pagemap_free(&r->ver);
     free(r->pools);
     free(r->page);
+    zc_content_close(r->synth);
     zc__files_free(&r->files);
     zc__adapt_destroy(r->adapt);
     zc_player_destroy(r->player);
