@@ -4,6 +4,7 @@
 # contents, see traces/README.md): for each, the access stream through
 # libzcache's page cache at the kernel's resident size and the kernel's own
 # page-cache stream, each into zcaches of several sizes; then the
+# page-cache models against the kernel's own stream (zcache-fidelity); the
 # memory-split question on one access stream, static and adaptive; then
 # every back-end side by side on the same streams.  Plots go to
 # build/plots/ when gnuplot is installed (its scripts are written there
@@ -40,6 +41,14 @@ for info in traces/*.info; do
   echo "   zcache of 0 to 4 MiB"
   $sweep --capacity 0,256K,1M,4M --plot "build/plots/$name" \
     "traces/$name.kernel.zct" 2>/dev/null
+  echo
+done
+echo "== fidelity: each access stream through the lru and linux page-cache"
+echo "   models, beside the kernel's own stream of the same run (README:"
+echo "   Fidelity)"
+for info in traces/*.info; do
+  name=$(basename "$info" .info)
+  build/tools/zcache-fidelity --plot "build/plots/$name-fidelity" "traces/$name"
   echo
 done
 echo "== sqlite-oltp: 8 MiB of memory split between the page cache and the"
