@@ -333,10 +333,10 @@ typedef struct zc_replay_stats {
                                their size (zc_estimate_page()) */
     uint64_t readahead;     /* pages a model brought in before anyone asked
                                (readahead): zcache gets, not accesses */
-    uint64_t synthetic;     /* evicted pages the content source does not
-                               hold (a pack holds what the recording read;
-                               a model may read ahead further): put with
-                               the "synth" source's bytes */
+    uint64_t synthetic;     /* evicted pages the model read ahead, nobody
+                               requested, and the content source does not
+                               hold (a pack holds what the recording read):
+                               put with the "synth" source's bytes */
 } zc_replay_stats;
 
 /* ------------------------------------------------------------------------

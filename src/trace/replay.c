@@ -71,6 +71,10 @@ struct zc_replay {
     uint64_t read_ahead_kb; /* the model's readahead limit */
 
     struct zc__pagemap ver; /* versions of written pages */
+    struct zc__pagemap ahead; /* 1: read ahead and resident, not yet
+                                 requested (the only pages that may be
+                                 missing from the content source) */
+    uint64_t nahead;          /* keys of `ahead` set to 1 */
 
     struct zc__files files; /* file numbers of (dev, ino) */
     uint64_t *pools;        /* stream pool -> its POOL_KEY() */
@@ -193,9 +197,10 @@ static int content_of(struct zc_replay *r, uint32_t file, uint64_t page)
         rc = zc_content_page(r->content, f->dev, page, v, r->page);
     else
         rc = zc_content_file_page(r->content, f->dev, f->ino, page, v, r->page);
-    if (rc != -ZC_ENOENT)
+    if (rc != -ZC_ENOENT || !zc__pagemap_get(&r->ahead, file, page))
         return rc;
-    /* Not in the source (a pack: a page nobody read in the recording). */
+    /* A page the model read ahead and nobody requested: a pack holds only
+     * what the recording read, so it may lack the page. */
     if (!r->synth && zc_content_open("synth", r->page_size, &r->synth, NULL, 0))
         return -ZC_ENOMEM;
     zc__count_synthetic(zc__player_stats(r->player));
@@ -318,11 +323,33 @@ static int page_cache_hit(struct zc_replay *r)
 
 /* ---- what the model says ------------------------------------------------ */
 
+/* (file, page) read ahead (mark) or requested or evicted (!mark). */
+static int ahead_mark(struct zc_replay *r, uint32_t file, uint64_t page,
+                      bool mark)
+{
+    uint64_t *v;
+
+    if (!mark && !r->nahead)
+        return 0;
+    if (!mark) {
+        if (!zc__pagemap_get(&r->ahead, file, page))
+            return 0;
+        r->nahead--;
+    }
+    if (!(v = zc__pagemap_slot(&r->ahead, file, page)))
+        return -ZC_ENOMEM;
+    r->nahead += mark && !*v;
+    *v = mark;
+    return 0;
+}
+
 static int on_hit(void *ctx, uint32_t file, uint64_t page, bool write)
 {
     struct zc_replay *r = ctx;
-    int rc;
+    int rc = ahead_mark(r, file, page, false);
 
+    if (rc)
+        return rc;
     if (!write)
         return page_cache_hit(r);
     rc = page_op(r, ZC_OP_INVALIDATE_PAGE, file, page, ZC_OP_WRITE_HIT);
@@ -343,12 +370,16 @@ static int on_miss(void *ctx, uint32_t file, uint64_t page, bool write)
 
 static int on_ahead(void *ctx, uint32_t file, uint64_t page)
 {
-    return page_op(ctx, ZC_OP_GET, file, page, ZC_OP_GET_AHEAD);
+    int rc = page_op(ctx, ZC_OP_GET, file, page, ZC_OP_GET_AHEAD);
+
+    return rc ? rc : ahead_mark(ctx, file, page, true);
 }
 
 static int on_evict(void *ctx, uint32_t file, uint64_t page, bool active)
 {
-    return page_op(ctx, ZC_OP_PUT, file, page, active ? ZC_OP_PUT_ACTIVE : 0);
+    int rc = page_op(ctx, ZC_OP_PUT, file, page, active ? ZC_OP_PUT_ACTIVE : 0);
+
+    return rc ? rc : ahead_mark(ctx, file, page, false);
 }
 
 /* A new model of r's kind, capacity and readahead limit, replacing the
@@ -543,6 +574,7 @@ void zc_replay_destroy(zc_replay *r)
     if (r->model)
         r->model_ops->destroy(r->model);
     zc__pagemap_free(&r->ver);
+    zc__pagemap_free(&r->ahead);
     free(r->pools);
     free(r->page);
     zc_content_close(r->synth);
