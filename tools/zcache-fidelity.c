@@ -40,10 +40,11 @@
  *            resident count, the cache's size: a page evicted a whole
  *            cache turnover apart is another event.
  *   curve    per zcache capacity: the zcache hits (and gets) of the
- *            kernel stream played into a zcache of that capacity (every
- *            pool, as zcache-replay plays it), and of the access stream
- *            replayed through the model into one, same configuration,
- *            contents from the recording's pack.
+ *            kernel stream's pool 0 played into a zcache of that capacity
+ *            (the other pools' ops are left out: the model cannot see
+ *            them, so zcache-replay's play of the whole stream differs),
+ *            and of the access stream replayed through the model into
+ *            one, same configuration, contents from the recording's pack.
  *
  * Samples are seen through zc_trace_resident() after each request, so a
  * sample is counted (for the median) when a request of its file system
@@ -238,10 +239,12 @@ static const char *const help_head[] = {
     "        a page evicted a whole cache turnover apart is another event.",
     "    curve",
     "        per capacity, kernel_zc_hits: the zcache hits of the kernel "
-    "stream",
-    "        played into a zcache of that capacity (every pool, as "
-    "zcache-replay",
-    "        plays it); model_zc_hits: those of the access stream replayed",
+    "stream's",
+    "        pool 0 played into a zcache of that capacity (the other pools "
+    "are",
+    "        left out, as the model cannot see them; zcache-replay plays "
+    "them all);",
+    "        model_zc_hits: those of the access stream replayed",
     "        through the model into such a zcache; also the gets "
     "(kernel_zc_gets,",
     "        model_zc_gets).  Real compression; same configuration both sides.",
@@ -335,8 +338,8 @@ static void parse_size_modes(const char *list)
             if (strlen(size_name[k]) == len && !strncmp(p, size_name[k], len))
                 break;
         if (k == NSIZES)
-            die_usage("--size-mode %s: want kernel, median or both, "
-                      "comma-separated",
+            die_usage("--size-mode %s: want kernel, median, or "
+                      "kernel,median",
                       list);
         o.size_on[k] = true;
         if (!p[len])
@@ -966,6 +969,8 @@ static void play_kernel(void)
         fprintf(stderr, NAME ": the kernel stream, %zu zcaches\r", o.ncaps);
     for (uint64_t n = 1; (rc = zc_ops_next(ks.in, &op)) == 1; n++) {
         count_kernel_op(&op);
+        if (op.pool != 0 && op.kind != ZC_OP_PC_HITS)
+            continue; /* not the file system's: the model cannot see it */
         for (size_t c = 0; c < o.ncaps; c++)
             if ((rc = zc_player_op(ks.player[c], &op)))
                 die(rc == -ZC_EINVAL ? 2 : 1, "%s: op %" PRIu64 ": %s",
