@@ -183,6 +183,13 @@ errors() {
   expect 2 "zcache" "$fid" --zcache compressor=nosuch "$traces/build-c"
   expect 2 "not with --no-curve" "$fid" --no-curve --plot "$t/p" \
     "$traces/build-c"
+  # A --plot prefix with a quote would end the gnuplot script's quoted
+  # names and the shell's: refused before any work (nothing run).
+  cd "$t" || exit 1
+  expect 2 "without '" "$fid" --plot "q';touch PWNED;'" "$traces/build-c"
+  cd - >/dev/null || exit 1
+  [ ! -e "$t/PWNED" ] || bad "--plot with a quote ran a command"
+  expect 2 "want a file name prefix" "$fid" --plot "" "$traces/build-c"
   # A stream missing: the file named.
   cp "$traces/build-c.zca" "$traces/build-c.zcp" "$t/"
   expect 2 "$t/build-c.kernel.zct" "$fid" "$t/build-c"

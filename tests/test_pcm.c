@@ -1914,6 +1914,37 @@ static void test_capacity_zero_holds_nothing(void **state)
     }
 }
 
+/* With no page cache the linux model makes no readahead window: each page
+ * of a read and of a fault passes through alone.  A window of the largest
+ * readahead (2^20 pages) for every page of a 2^20-page request on a file
+ * of 2^64 - 1 bytes was 2^41 steps: this test did not finish. */
+static void test_linux_capacity_zero_reads_no_window(void **state)
+{
+    static const uint32_t flags[] = {0, ZC_REQ_MAPPED};
+    zc_replay_stats st;
+    zc_replay *r;
+
+    (void)state;
+    assert_int_equal(zc_replay_create(0, PS, NULL, NULL, &r), 0);
+    assert_int_equal(zc_replay_set_model(r, "linux"), 0);
+    assert_int_equal(zc_replay_set_read_ahead(r, 1u << 22), 0);
+    for (size_t i = 0; i < 2; i++) {
+        zc_request q = {.dev = FILE_DEV, .ino = 5 + i};
+        q.offset = 0;
+        q.length = (uint64_t)PS << 20;
+        q.flags = flags[i] | ZC_REQ_SIZE;
+        q.file_size = UINT64_MAX;
+        assert_int_equal(zc_replay_request(r, &q), 0);
+    }
+    assert_int_equal(zc_replay_stats_get(r, &st), 0);
+    assert_int_equal(st.accesses, 2u << 20);
+    assert_int_equal(st.pc_hits, 0);
+    assert_int_equal(st.readahead, 0);
+    assert_int_equal(st.pc_evictions, 2u << 20);
+    assert_int_equal(zc_replay_resident(r), 0);
+    zc_replay_destroy(r);
+}
+
 /* A cache larger than every page touched, no readahead, no fault-around:
  * each distinct page misses once, nothing is evicted. */
 static void test_a_large_cache_misses_each_page_once(void **state)
@@ -2171,6 +2202,7 @@ int main(void)
         cmocka_unit_test(test_registry_lists_lru_first_then_linux),
         cmocka_unit_test(test_every_model_keeps_the_rules_of_pcm_h),
         cmocka_unit_test(test_capacity_zero_holds_nothing),
+        cmocka_unit_test(test_linux_capacity_zero_reads_no_window),
         cmocka_unit_test(test_a_large_cache_misses_each_page_once),
         cmocka_unit_test(test_set_model_and_read_ahead_check_their_arguments),
         cmocka_unit_test(test_read_ahead_survives_a_model_change),

@@ -35,6 +35,19 @@ for fmt in text json csv; do
   grep -q "standard output" "$tmp/err" || bad "sweep: $(cat "$tmp/err")"
 done
 
+# A --plot prefix with a quote (gnuplot and the shell read it in quotes)
+# or an empty one: refused before any work, nothing run.
+cd "$tmp" || exit 1
+expect 2 "without '" "$sweep" --page-cache 475 --capacity 0 \
+  --plot "q';touch PWNED;'" "$trace"
+expect 2 "without '" "$replay" --memory 4M --adaptive \
+  --plot "q';touch PWNED;'" "$trace"
+cd - >/dev/null || exit 1
+[ ! -e "$tmp/PWNED" ] || bad "--plot with a quote ran a command"
+expect 2 "want a file name prefix" "$sweep" --page-cache 475 --plot "" "$trace"
+expect 2 "want a file name prefix" "$replay" --memory 4M --adaptive --plot "" \
+  "$trace"
+
 # A FIFO as the trace: refused, not hung on, with a message.
 mkfifo "$tmp/fifo"
 expect 2 "not a regular file" "$replay" --zcache off "$tmp/fifo"

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "plot.h"
 
@@ -22,6 +23,16 @@ void plot_terminal(FILE *f, const char *prefix, int i)
             terminals[i], prefix, terminals[i]);
 }
 
+const char *plot_prefix_error(const char *prefix)
+{
+    if (!*prefix)
+        return "want a file name prefix";
+    if (strpbrk(prefix, "'\n\r"))
+        return "want a file name prefix without ' or line breaks (gnuplot "
+               "reads it in quotes)";
+    return NULL;
+}
+
 void plot_run(const char *prog, const char *prefix)
 {
     char cmd[1100];
@@ -31,8 +42,9 @@ void plot_run(const char *prog, const char *prefix)
                 prog, prefix);
         return;
     }
-    if (snprintf(cmd, sizeof(cmd), "gnuplot '%s.gp'", prefix) >=
-            (int)sizeof(cmd) ||
+    /* a name that begins with '-' is no option to gnuplot */
+    if (snprintf(cmd, sizeof(cmd), "gnuplot '%s%s.gp'",
+                 prefix[0] == '-' ? "./" : "", prefix) >= (int)sizeof(cmd) ||
         system(cmd) != 0)
         fprintf(stderr, "%s: gnuplot failed on %s.gp\n", prog, prefix);
     else

@@ -26,6 +26,11 @@ void plot_header(FILE *f, const char *prog, const char *prefix,
  *  'PREFIX.png'" (i = 0), the same for svg (i = 1). */
 void plot_terminal(FILE *f, const char *prefix, int i);
 
+/** What is wrong with PREFIX as a --plot prefix, or NULL: empty, or with
+ *  a ' or a line break, which would end the script's quoted file names
+ *  (and its run by the shell) and be read as commands. */
+const char *plot_prefix_error(const char *prefix);
+
 /** Run gnuplot on PREFIX.gp when it is installed.  One note on stderr
  *  says where the plots are, that gnuplot failed on the script, or that
  *  gnuplot is not installed and the script is ready for it: the data are

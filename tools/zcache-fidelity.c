@@ -442,9 +442,11 @@ static void parse_option(const char *a, const char *v)
         o.output = v;
     } else if (!strcmp(a, "-o"))
         o.out_path = v;
-    else if (!strcmp(a, "--plot"))
+    else if (!strcmp(a, "--plot")) {
+        if (plot_prefix_error(v))
+            die_usage("--plot: %s", plot_prefix_error(v));
         o.plot = v;
-    else
+    } else
         die_usage("unknown option '%s'", a);
 }
 

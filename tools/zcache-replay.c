@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "outfile.h"
+#include "plot.h"
 #include "split_log.h"
 #include "trace_content.h"
 #include "zcache.h"
@@ -308,6 +309,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
         } else if (strcmp(a, "--split-csv") == 0) {
             o->split_csv = v;
         } else if (strcmp(a, "--plot") == 0) {
+            if (plot_prefix_error(v))
+                die_usage("--plot: %s", plot_prefix_error(v));
             o->plot = v;
         } else if (strcmp(a, "--output") == 0) {
             if (strcmp(v, "text") && strcmp(v, "json") && strcmp(v, "csv"))

@@ -312,9 +312,11 @@ static void parse_args(int argc, char **argv)
             o.memo_mb = size_arg(v, false, "--memo") >> 20;
         else if (!strcmp(a, "--mrc"))
             o.mrc_list = v;
-        else if (!strcmp(a, "--plot"))
+        else if (!strcmp(a, "--plot")) {
+            if (plot_prefix_error(v))
+                die(2, "--plot: %s", plot_prefix_error(v));
             o.plot = v;
-        else if (!strcmp(a, "--disk-latency"))
+        } else if (!strcmp(a, "--disk-latency"))
             o.disk_ns = latency(v);
         else if (!strcmp(a, "--jobs"))
             o.jobs = atoi(v);

@@ -94,7 +94,8 @@
  *    the async readahead of a marked page (do_async_mmap_readahead, with
  *    ra_pages wanted); fault-around of a page without PG_workingset
  *    counts it down too.
- *  Without a known size or with readahead off, a miss reads just its page.
+ *  Without a known size, with readahead off or with capacity 0, a miss
+ *  reads just its page.
  *
  * Not modelled (and so the residual against a kernel stream): large
  * folios (ext4 reads in multi-page folios since 6.16), per-open-file
@@ -410,9 +411,12 @@ static uint64_t next_ra_size(uint64_t cur, uint64_t max)
     return max;
 }
 
+/* With no page cache a window would hold nothing: only its requested
+ * page passes through, so none is made (it would cost ra_pages for every
+ * page of every request). */
 static bool reads_ahead(const struct zc__pcm *m, const struct zc__pcm_req *q)
 {
-    return m->ra_pages && q->is_file && (q->flags & ZC_REQ_SIZE);
+    return m->ra_pages && m->cap && q->is_file && (q->flags & ZC_REQ_SIZE);
 }
 
 /* page_cache_sync_ra(): page i missed, n pages wanted. */
@@ -534,7 +538,7 @@ static int read_page(struct zc__pcm *m, const struct zc__pcm_req *q,
             /* Past the recorded end (no window reads it), or evicted by
              * its own window (read again, readahead then), or passed
              * through already with no page cache: the page alone. */
-            if (m->cap == 0 && !(reads_ahead(m, q) && page >= q->size_pages))
+            if (m->cap == 0)
                 return 0;
             if ((rc = read_in(m, q, page, page, io, &n)) || n == ZC__PCM_NIL)
                 return rc;
