@@ -229,8 +229,9 @@ errors() {
   grep -q "standard output" "$tmp/err" || bad "/dev/full: $(cat "$tmp/err")"
   expect 1 "cannot write" "$fid" --no-curve -o /dev/full "$traces/build-c"
   expect 1 "cannot write" "$fid" -o "$t/no/such/dir" "$traces/build-c"
-  expect 1 "cannot write" "$fid" --capacity 1M --plot "$t/no/such/p" \
-    "$traces/build-c"
+  # a --plot directory that does not exist: refused before the work
+  expect 2 "no/such: no such directory" "$fid" --capacity 1M \
+    --plot "$t/no/such/p" "$traces/build-c"
 }
 
 case $mode in

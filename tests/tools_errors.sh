@@ -45,6 +45,10 @@ expect 2 "without '" "$replay" --memory 4M --adaptive \
 cd - >/dev/null || exit 1
 [ ! -e "$tmp/PWNED" ] || bad "--plot with a quote ran a command"
 expect 2 "want a file name prefix" "$sweep" --page-cache 475 --plot "" "$trace"
+expect 2 "nodir: no such directory" "$sweep" --page-cache 475 \
+  --plot "$tmp/nodir/p" "$trace"
+expect 2 "nodir: no such directory" "$replay" --memory 4M --adaptive \
+  --plot "$tmp/nodir/p" "$trace"
 expect 2 "want a file name prefix" "$replay" --memory 4M --adaptive --plot "" \
   "$trace"
 

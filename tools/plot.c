@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "plot.h"
 
@@ -25,11 +26,26 @@ void plot_terminal(FILE *f, const char *prefix, int i)
 
 const char *plot_prefix_error(const char *prefix)
 {
+    static char msg[4200];
+    const char *slash = strrchr(prefix, '/');
+    char dir[4096];
+    struct stat st;
+
     if (!*prefix)
         return "want a file name prefix";
     if (strpbrk(prefix, "'\n\r"))
         return "want a file name prefix without ' or line breaks (gnuplot "
                "reads it in quotes)";
+    /* its directory, checked before any work */
+    if (slash && (size_t)(slash - prefix) < sizeof(dir)) {
+        memcpy(dir, prefix, (size_t)(slash - prefix));
+        dir[slash - prefix] = '\0';
+        if (slash != prefix &&
+            (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+            snprintf(msg, sizeof(msg), "%s: no such directory", dir);
+            return msg;
+        }
+    }
     return NULL;
 }
 

@@ -28,7 +28,8 @@ void plot_terminal(FILE *f, const char *prefix, int i);
 
 /** What is wrong with PREFIX as a --plot prefix, or NULL: empty, or with
  *  a ' or a line break, which would end the script's quoted file names
- *  (and its run by the shell) and be read as commands. */
+ *  (and its run by the shell) and be read as commands, or in a directory
+ *  that does not exist (told before the work, not after it). */
 const char *plot_prefix_error(const char *prefix);
 
 /** Run gnuplot on PREFIX.gp when it is installed.  One note on stderr
