@@ -76,7 +76,10 @@
  *    below ra_pages/16, times 2 up to ra_pages/2, else ra_pages; async size
  *    = size); else a window from the first non-resident page after it.
  *  - A window is read by do_page_cache_ra(): clipped to the page holding
- *    the file's last byte, skipping resident pages, the page at size -
+ *    the file's last byte, skipping resident pages, reading no more pages
+ *    than the cache holds (the kernel's window pages are locked under
+ *    I/O, and a readahead whose memory charge fails stops; the page asked
+ *    for is read all the same), the page at size -
  *    async size of the clipped window marked PG_readahead
  *    (page_cache_ra_unbounded()).  The pages of a read(2) from its
  *    current page to its last that a window reads are that read's misses,
@@ -360,7 +363,7 @@ static int do_ra(struct zc__pcm *m, const struct zc__pcm_req *q, uint64_t cur,
                  uint64_t index, uint64_t nr, uint64_t lookahead,
                  const struct zc__pcm_io *io)
 {
-    uint64_t mark, end;
+    uint64_t mark, end, budget = m->cap;
 
     if (q->size_pages == 0 || index >= q->size_pages)
         return 0;
@@ -374,8 +377,14 @@ static int do_ra(struct zc__pcm *m, const struct zc__pcm_req *q, uint64_t cur,
         int rc;
         if (zc__pcm_set_find(&m->set, q->file, index + i) != ZC__PCM_NIL)
             continue;
+        /* no more than the cache holds: the window's pages are locked
+         * under I/O, and a readahead that finds no memory stops; the
+         * page asked for is read all the same */
+        if (budget == 0 && index + i != cur)
+            continue;
         if ((rc = read_in(m, q, cur, index + i, io, &n)))
             return rc;
+        budget -= budget > 0;
         if (i == mark && n != ZC__PCM_NIL)
             node(m, n)->flags |= READAHEAD;
     }
