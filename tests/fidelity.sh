@@ -17,10 +17,7 @@
 # test is skipped (exit 77).
 set -uo pipefail
 mode=$1 fid=$2 replay=$3 traces=$4
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. "$(dirname "$0")/tool_test.sh"
 need_jq() {
   command -v jq >/dev/null || { echo "SKIP: jq is not installed"; exit 77; }
 }
@@ -157,16 +154,6 @@ json() {
     .curve[1].kernel_zc_gets + .kernel_meta_gets ==
     $(jq -c '.zc_gets' "$tmp/k.json"))" \
     "the kernel's curve is pool 0's"
-}
-
-# expect STATUS PATTERN CMD...: CMD exits STATUS and says PATTERN on stderr.
-expect() {
-  local want=$1 pat=$2 rc
-  shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  rc=$?
-  [ "$rc" = "$want" ] || bad "$* exited $rc, not $want: $(cat "$tmp/err")"
-  grep -q -- "$pat" "$tmp/err" || bad "$* did not say '$pat': $(cat "$tmp/err")"
 }
 
 errors() {

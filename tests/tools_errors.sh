@@ -8,20 +8,7 @@
 set -uo pipefail
 sweep=$1 replay=$2 traces=$3
 trace=$traces/build-c.zca
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-
-# expect STATUS PATTERN CMD...: CMD exits STATUS and says PATTERN on stderr.
-expect() {
-  local want=$1 pat=$2 rc
-  shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  rc=$?
-  [ "$rc" = "$want" ] || bad "$* exited $rc, not $want: $(cat "$tmp/err")"
-  grep -q -- "$pat" "$tmp/err" || bad "$* did not say '$pat': $(cat "$tmp/err")"
-}
+. "$(dirname "$0")/tool_test.sh"
 
 # A full standard output (text, json, csv).
 for fmt in text json csv; do
