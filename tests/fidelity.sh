@@ -53,6 +53,16 @@ exact() {
     "$tmp/m" 2>"$tmp/m.err" || bad "zcache-fidelity failed on the mirror"
   # the stream has write misses (not zcache gets): no drift warning
   [ ! -s "$tmp/m.err" ] || bad "warnings on the mirror: $(head -c 300 "$tmp/m.err")"
+  # --plot: one data file, a row per capacity, the kernel's column and
+  # one per (model, size mode), the JSON's numbers
+  "$fid" --model lru --capacity $caps --output json --plot "$tmp/p" \
+    "$tmp/m" >"$tmp/p.json" 2>/dev/null || bad "--plot failed"
+  [ -s "$tmp/p.gp" ] || bad "--plot wrote no script"
+  [ "$(grep -vc '^#' "$tmp/p.dat")" = 3 ] && [ "$(awk '!/^#/ {print NF}' \
+    "$tmp/p.dat" | sort -u)" = 4 ] || bad "p.dat: $(cat "$tmp/p.dat")"
+  [ "$(awk '!/^#/ {printf "%s,%s,%s ", $2, $3, $4}' "$tmp/p.dat")" = \
+    "$(jq -r '[range(3) as $c | "\(.[0].curve[$c].kernel_zc_hits),\(.[0].curve[$c].model_zc_hits),\(.[1].curve[$c].model_zc_hits)"] | join(" ") + " "' "$tmp/p.json")" ] ||
+    bad "p.dat is not the JSON's curve: $(cat "$tmp/p.dat")"
   jcheck "$tmp/m.json" 'length == 2 and
     ([.[].size_mode] | sort) == ["kernel", "median"]' "two size modes"
   jcheck "$tmp/m.json" 'all(.[]; .kernel_gets > 1000 and .kernel_puts > 1000

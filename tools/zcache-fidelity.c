@@ -202,11 +202,11 @@ static const char *const help_head[] = {
     "    --output FORMAT     text (default) or json",
     "    -o FILE             write the output to FILE (removed if the run",
     "                        fails; -: standard output)",
-    "    --plot PREFIX       per model, PREFIX-MODEL.dat, PREFIX-MODEL.gp and, "
-    "with",
-    "                        gnuplot, .png and .svg: zcache hits against "
-    "capacity,",
-    "                        the kernel's and the model's (each size mode)",
+    "    --plot PREFIX       PREFIX.dat, PREFIX.gp and, with gnuplot, "
+    "PREFIX.png",
+    "                        and .svg: zcache hits against capacity, the "
+    "kernel's",
+    "                        and every model's at each size mode, on one plot",
     "    --progress, --no-progress",
     "                        progress on stderr (default: when it is a "
     "terminal)",
@@ -1314,41 +1314,53 @@ static void text_curve(void)
 
 /* ---- plots -------------------------------------------------------------- */
 
-/* PREFIX-MODEL.dat and .gp, then gnuplot: the kernel's curve and the
- * model's, at each size mode. */
-static void plot_model(const char *model)
+/* A series' colour: one hue per model (a palette by the model's place in
+ * --model), dark at the kernel's size, light at the median. */
+static const char *series_colour(size_t model_index, int mode)
 {
-    char base[1024], path[2][1100], title[256];
+    static const char *const dark[] = {"#1f5fa0", "#c0282d", "#2a8a3a",
+                                       "#8a4fb0", "#b06a00"};
+    static const char *const light[] = {"#8fb8e0", "#f0908f", "#93d09c",
+                                        "#c9a6e0", "#f0b860"};
+    size_t k = model_index % (sizeof(dark) / sizeof(*dark));
+
+    return mode == SIZE_KERNEL ? dark[k] : light[k];
+}
+
+/* PREFIX.dat and .gp, then gnuplot: zcache hits against capacity, the
+ * kernel's curve and every model's at each size mode, on one plot. */
+static void plot_curves(void)
+{
+    char path[2][1100], title[256];
+    const char *name = strrchr(o.recording, '/');
     outfile of[2] = {{0}};
-    int bad = 0, col = 3;
+    int bad = 0;
     FILE *f;
 
-    if (snprintf(base, sizeof(base), "%s-%s", o.plot, model) >=
-        (int)sizeof(base))
+    if (snprintf(path[0], sizeof(path[0]), "%s.dat", o.plot) >=
+            (int)sizeof(path[0]) ||
+        snprintf(path[1], sizeof(path[1]), "%s.gp", o.plot) >=
+            (int)sizeof(path[1]))
         die(2, "--plot %s: the name is too long", o.plot);
-    snprintf(path[0], sizeof(path[0]), "%s.dat", base);
-    snprintf(path[1], sizeof(path[1]), "%s.gp", base);
     /* the recording's name in a quoted gnuplot string */
-    snprintf(title, sizeof(title), "%s", o.recording);
+    snprintf(title, sizeof(title), "%s", name ? name + 1 : o.recording);
     for (char *p = title; *p; p++)
         if (*p == '\'' || *p == '\\')
             *p = '_';
     if (!(f = outfile_open(&of[0], path[0])))
         goto fail;
-    fprintf(f,
-            "# zcache hits against zcache capacity: the kernel stream, "
-            "and the %s model\n# capacity_mib kernel_stream",
-            model);
+    fprintf(f, "# zcache hits against zcache capacity: the kernel stream "
+               "(pool 0), and each model at each size\n"
+               "# capacity_mib kernel_stream");
     for (size_t i = 0; i < nresults; i++)
-        if (results[i].model == model)
-            fprintf(f, " %s@%s_size", model, size_name[results[i].mode]);
+        fprintf(f, " %s@%s_size", results[i].model,
+                size_name[results[i].mode]);
     fputc('\n', f);
     for (size_t c = 0; c < o.ncaps; c++) {
         fprintf(f, "%.4f %" PRIu64, (double)o.caps[c] / 1048576.0,
                 ks.zc_hits[c]);
         for (size_t i = 0; i < nresults; i++)
-            if (results[i].model == model)
-                fprintf(f, " %" PRIu64, results[i].zc_hits[c]);
+            fprintf(f, " %" PRIu64, results[i].zc_hits[c]);
         fputc('\n', f);
     }
     if (outfile_close(&of[0]))
@@ -1356,29 +1368,34 @@ static void plot_model(const char *model)
     bad = 1;
     if (!(f = outfile_open(&of[1], path[1])))
         goto fail;
-    plot_header(f, NAME, base, path[0]);
-    fprintf(f, "set key outside right\nset grid\nset logscale x 2\n"
-               "set xlabel 'zcache capacity (MiB)'\n"
+    plot_header(f, NAME, o.plot, path[0]);
+    fprintf(f, "set key top left inside box opaque\nset grid\n"
+               "set logscale x 2\nset xlabel 'zcache capacity (MiB)'\n"
                "set ylabel 'zcache hits (disk reads avoided)'\n");
     for (int t = 0; t < PLOT_TERMINALS; t++) {
-        plot_terminal(f, base, t);
+        plot_terminal(f, o.plot, t);
         fprintf(f,
-                "set title 'Page-cache model %s against the kernel: %s'\n"
-                "plot '%s' using 1:2 with linespoints lw 2 title 'kernel "
-                "stream'",
-                model, title, path[0]);
-        col = 3;
-        for (size_t i = 0; i < nresults; i++)
-            if (results[i].model == model)
-                fprintf(f,
-                        ", '' using 1:%d with linespoints title '%s, %s "
-                        "size'",
-                        col++, model, size_name[results[i].mode]);
+                "set title '%s: zcache hits behind the kernel and behind "
+                "each model'\n"
+                "plot '%s' using 1:2 with linespoints lw 3 pt 5 lc rgb "
+                "'black' title 'kernel stream'",
+                title, path[0]);
+        for (size_t i = 0; i < nresults; i++) {
+            size_t m = 0;
+            while (m < o.nmodels && strcmp(o.models[m], results[i].model))
+                m++;
+            fprintf(f,
+                    ", '' using 1:%zu with linespoints lw 2 pt %d lc rgb "
+                    "'%s' title '%s, %s size'",
+                    i + 3, results[i].mode == SIZE_KERNEL ? 7 : 6,
+                    series_colour(m, results[i].mode), results[i].model,
+                    size_name[results[i].mode]);
+        }
         fputc('\n', f);
     }
     if (outfile_close(&of[1]))
         goto fail;
-    plot_run(NAME, base);
+    plot_run(NAME, o.plot);
     return;
 fail:
     fprintf(stderr, NAME ": cannot write %s: %s\n", path[bad], strerror(errno));
@@ -1419,8 +1436,8 @@ int main(int argc, char **argv)
         die(1, "--memo: out of memory");
     play_kernel();
     run_models();
-    for (size_t m = 0; o.plot && m < o.nmodels; m++)
-        plot_model(o.models[m]);
+    if (o.plot)
+        plot_curves();
     if (!strcmp(o.output, "json")) {
         json_output();
     } else {
