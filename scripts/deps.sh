@@ -5,10 +5,11 @@
 # which clang only recommends.  liblz4-dev and libzstd-dev are optional for
 # the library (without them it builds lzo and none only) but installed here
 # so that every compressor is built and tested.  jq reads the tools' JSON
-# in tests/fidelity.sh.
+# in tests/fidelity.sh.  gnuplot-nox draws the main job's plots (the tools
+# write their gnuplot scripts either way; the library never needs it).
 set -euo pipefail
 need=(gcc libc6-dev make cmake pkg-config liblzo2-dev libcmocka-dev
-  liblz4-dev libzstd-dev clang libclang-rt-14-dev jq)
+  liblz4-dev libzstd-dev clang libclang-rt-14-dev jq gnuplot-nox)
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
