@@ -14,7 +14,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DZC_BUILD_TESTS=OFF >/dev/null
+# A build/ configured already keeps its settings (its tests stay built and
+# listed for ctest); a new one is Release, without the tests.
+if [ -f build/CMakeCache.txt ]; then
+  cmake -S . -B build >/dev/null
+else
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DZC_BUILD_TESTS=OFF >/dev/null
+fi
+grep -q '^CMAKE_BUILD_TYPE:STRING=Release$' build/CMakeCache.txt ||
+  echo "run.sh: build/ is not a Release build: its CPU times are not" \
+    "comparable (rm -rf build for a Release one)" >&2
 cmake --build build -j"$(nproc)" >/dev/null
 if [ "${1:-}" = --bench ]; then
   shift

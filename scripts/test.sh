@@ -34,6 +34,15 @@ cmake -S examples -B "$prefix/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/n
 cmake --build "$prefix/cmake-build" >/dev/null
 LD_LIBRARY_PATH="$(dirname "$libdir")" "$prefix/cmake-build/basic"
 echo "installed-package example: ok (pkg-config and CMake)"
+# The installed tools find the installed library by themselves (RPATH
+# $ORIGIN/../lib...): no LD_LIBRARY_PATH, a prefix outside the system's.
+env -u LD_LIBRARY_PATH "$prefix/bin/zcache-replay" --zcache capacity=1M \
+  --page-cache 500 traces/build-c.zca >/dev/null
+env -u LD_LIBRARY_PATH "$prefix/bin/zcache-sweep" --page-cache 500 \
+  --capacity 0,1M traces/build-c.zca >/dev/null
+env -u LD_LIBRARY_PATH "$prefix/bin/zcache-fidelity" --no-curve \
+  traces/build-c >/dev/null
+echo "installed tools: ok (they find the installed library)"
 
 echo "== Fuzzing: every trace reader, the config parser, content specs (15 s each)"
 bash scripts/fuzz.sh 15
