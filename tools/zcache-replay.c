@@ -1065,9 +1065,14 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
     }
     if (rc == -ZC_ENOMEM && !r) {
         fprintf(stderr,
-                NAME ": page cache of %" PRIu64 " pages of %zu bytes "
-                     "(%.1f GiB): does not fit in memory\n",
-                o->pc_pages, o->page_size,
+                NAME ": %s %s: a page cache of %" PRIu64 " pages of %zu "
+                     "bytes (%.1f GiB) does not fit in memory\n",
+                o->memory ? "--memory" : "--page-cache",
+                o->memory     ? o->memory
+                : o->page_cache ? o->page_cache
+                                : "(default)",
+                o->pc_pages,
+                o->page_size,
                 (double)o->pc_pages * (double)o->page_size / (1u << 30));
         status = 1;
         goto abandon;
