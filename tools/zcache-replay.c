@@ -438,7 +438,22 @@ static double ratio(uint64_t a, uint64_t b)
         X(reject_race) X(reject_full) X(reject_inactive) X(raw_stored)         \
             X(dedup_hits) X(shared_pages) X(frag_bytes) X(compress_ns)         \
                 X(compress_ns_rejected) X(decompress_ns) X(compactions)        \
-                    X(estimates) X(compress_ns_estimates) X(pools) X(objects)
+                    X(estimates) X(compress_ns_estimates) X(pools) X(objects) \
+                        X(capacity_bytes) X(resizes) X(resize_evictions)
+
+/* A CSV field, quoted, quotes doubled; the traces of a run are one field
+ * (first: open it; last: close it; between: a space). */
+static void csv_string(const char *s, bool first, bool last)
+{
+    printf("%s", first ? "\"" : " ");
+    for (; *s; s++)
+        if (*s == '"')
+            fputs("\"\"", stdout);
+        else
+            putchar(*s);
+    if (last)
+        putchar('"');
+}
 
 static void json_string(const char *s)
 {
@@ -499,7 +514,10 @@ static void output(const struct opts *o, const char *format,
     first = 0;
             ZC_FIELDS(J)
 #undef J
-            printf("}");
+            printf(",\"compr_size_hist\":[");
+            for (int b = 0; b < ZC_HIST_BUCKETS; b++)
+                printf("%s%" PRIu64, b ? "," : "", z->compr_size_hist[b]);
+            printf("]}");
         } else {
             printf(",\"zcache\":null");
         }
@@ -507,7 +525,7 @@ static void output(const struct opts *o, const char *format,
         return;
     }
     if (strcmp(o->output, "csv") == 0) {
-        printf("format,page_size,page_cache_pages,page_cache_model,"
+        printf("trace,format,page_size,page_cache_pages,page_cache_model,"
                "zcache_spec,content");
 #define H(f) printf("," #f);
         REPLAY_FIELDS(H)
@@ -516,9 +534,16 @@ static void output(const struct opts *o, const char *format,
 #define H(f) printf(",zcache." #f);
         ZC_FIELDS(H)
 #undef H
-        printf("\n%s,%zu,%s,%s,\"%s\",\"%s\"", format, o->page_size,
-               o->follow_kernel ? "kernel" : pages_str(o->pc_pages), o->model,
-               o->zspec ? o->zspec : "off", o->content);
+        for (int b = 0; b < ZC_HIST_BUCKETS; b++)
+            printf(",zcache.compr_size_hist.%d", b);
+        putchar('\n');
+        for (size_t i = 0; i < o->ntraces; i++)
+            csv_string(o->traces[i], i == 0, i + 1 == o->ntraces);
+        printf(",%s,%zu,%s,%s,", format, o->page_size,
+               o->follow_kernel ? "kernel" : pages_str(o->pc_pages), o->model);
+        csv_string(o->zspec ? o->zspec : "off", true, true);
+        putchar(',');
+        csv_string(o->content, true, true);
 #define V(f) printf(",%" PRIu64, r->f);
         REPLAY_FIELDS(V)
 #undef V
@@ -526,6 +551,8 @@ static void output(const struct opts *o, const char *format,
 #define V(f) printf(",%" PRIu64, z ? z->f : 0);
         ZC_FIELDS(V)
 #undef V
+        for (int b = 0; b < ZC_HIST_BUCKETS; b++)
+            printf(",%" PRIu64, z ? z->compr_size_hist[b] : 0);
         printf("\n");
         return;
     }

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# zcache-replay's rows say what they describe (issue 13, item 11): the CSV
+# names its trace, quoted as CSV quotes; JSON and CSV carry the zcache's
+# capacity_bytes, resizes, resize_evictions and size histogram, equal to
+# each other and to the text report's numbers.
+#   replay_outputs.sh REPLAY TRACES_DIR
+# The JSON is read with jq (scripts/deps.sh installs it); without it the
+# test is skipped (exit 77).
+set -uo pipefail
+replay=$1 traces=$2
+. "$(dirname "$0")/tool_test.sh"
+command -v jq >/dev/null || { echo "SKIP: jq is not installed"; exit 77; }
+cp "$traces/build-c.zca" "$tmp/a \"q\", b.zca"
+cp "$traces/build-c.zca" "$traces/build-c.zcp" "$tmp/"
+args=(--page-cache 500 --zcache capacity=1M)
+# A name with a quote and a comma is one CSV field, its quote doubled.
+"$replay" "${args[@]}" --output csv "$tmp/a \"q\", b.zca" >"$tmp/q.csv" ||
+  bad "csv run (quoted name)"
+row=$(sed -n 2p "$tmp/q.csv")
+case $row in
+  "\"$tmp/a \"\"q\"\", b.zca\","*) ;;
+  *) bad "csv trace field: ${row:0:120}" ;;
+esac
+# The CSV's fields and the JSON's, by name (no commas in these fields).
+t=$tmp/build-c.zca
+"$replay" "${args[@]}" --output json "$t" >"$tmp/r.json" || bad "json run"
+"$replay" "${args[@]}" --output csv "$t" >"$tmp/r.csv" || bad "csv run"
+col() { # col NAME: the CSV row's field NAME
+  awk -F, -v n="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i }
+    NR == 2 && c { print $c }' "$tmp/r.csv"
+}
+[ "$(head -1 "$tmp/r.csv" | awk -F, '{print NF}')" = \
+  "$(sed -n 2p "$tmp/r.csv" | awk -F, '{print NF}')" ] || bad "csv widths"
+[ "$(col trace)" = "\"$t\"" ] || bad "csv trace: $(col trace)"
+for k in capacity_bytes resizes resize_evictions; do
+  [ -n "$(col "zcache.$k")" ] &&
+    [ "$(col "zcache.$k")" = "$(jq ".zcache.$k" "$tmp/r.json")" ] ||
+    bad "zcache.$k: csv $(col "zcache.$k"), json $(jq ".zcache.$k" "$tmp/r.json")"
+done
+[ "$(jq '.zcache.capacity_bytes' "$tmp/r.json")" = 1048576 ] ||
+  bad "capacity_bytes is not the cache's"
+[ "$(jq '.zcache.compr_size_hist | length' "$tmp/r.json")" = 17 ] &&
+  [ "$(jq '.zcache.compr_size_hist | add' "$tmp/r.json")" -gt 0 ] ||
+  bad "json compr_size_hist"
+for b in $(seq 0 16); do
+  [ "$(col "zcache.compr_size_hist.$b")" = \
+    "$(jq ".zcache.compr_size_hist[$b]" "$tmp/r.json")" ] ||
+    bad "compr_size_hist.$b differs"
+done
+exit $fail
