@@ -47,4 +47,8 @@ for b in $(seq 0 16); do
     "$(jq ".zcache.compr_size_hist[$b]" "$tmp/r.json")" ] ||
     bad "compr_size_hist.$b differs"
 done
+# The text report names the zcache's size, also when --memory set it.
+"$replay" --memory 8M --share 50 "$t" >"$tmp/r.txt" || bad "text run"
+grep -q '^zcache: *capacity 4194304 bytes at the end; the defaults' \
+  "$tmp/r.txt" || bad "text: $(grep '^zcache:' "$tmp/r.txt")"
 exit $fail

@@ -568,8 +568,10 @@ static void output(const struct opts *o, const char *format,
         printf("page cache:  %" PRIu64 " pages of %zu bytes (%s)\n",
                o->pc_pages, o->page_size, o->model);
     if (z)
-        printf("zcache:      %s; content %s\n",
-               *o->zspec ? o->zspec : "(defaults)", o->content);
+        printf("zcache:      capacity %" PRIu64 " bytes at the end; %s; "
+               "content %s\n",
+               z->capacity_bytes, *o->zspec ? o->zspec : "the defaults",
+               o->content);
     else
         printf("zcache:      off\n");
     if (r->requests || strcmp(format, "zct"))
