@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -634,6 +635,18 @@ static void test_bad_files_are_refused_naming_the_file(void **state)
     expect_error(spec, 4096, -ZC_EIO, path);
     expect_error("corpus:/tmp", 4096, -ZC_EIO, "/tmp: is a directory");
     expect_error("image:/tmp", 4096, -ZC_EIO, "/tmp: is a directory");
+    /* A FIFO is refused at once: its open does not wait for a writer. */
+    snprintf(path, sizeof(path), "%s", "/tmp/zt-content-fifo-XXXXXX");
+    assert_non_null(mkdtemp(path));
+    strcat(path, "/f");
+    assert_int_equal(mkfifo(path, 0600), 0);
+    snprintf(spec, sizeof(spec), "image:%s", path);
+    expect_error(spec, 4096, -ZC_EIO, "not a regular file");
+    snprintf(spec, sizeof(spec), "corpus:%s", path);
+    expect_error(spec, 4096, -ZC_EIO, "not a regular file");
+    unlink(path);
+    *strrchr(path, '/') = '\0';
+    rmdir(path);
 }
 
 static void test_extreme_seeds_and_null_arguments(void **state)

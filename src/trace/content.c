@@ -517,7 +517,8 @@ static int open_file(zc_content *c, const char *path, char *err, size_t errlen)
         set_err(err, errlen, "%s: out of memory", path);
         return -ZC_ENOMEM;
     }
-    c->fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO must not hang the open (it is refused below) */
+    c->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (c->fd < 0) {
         set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return -ZC_EIO;
@@ -528,6 +529,13 @@ static int open_file(zc_content *c, const char *path, char *err, size_t errlen)
     }
     if (S_ISDIR(st.st_mode)) {
         set_err(err, errlen, "%s: is a directory", path);
+        return -ZC_EIO;
+    }
+    if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+        set_err(err, errlen,
+                "%s: not a regular file or a block device (pages are read "
+                "at their offsets)",
+                path);
         return -ZC_EIO;
     }
     /* lseek also sizes block devices, whose st_size is 0. */
