@@ -447,9 +447,12 @@ typedef struct zc_stats {
                                  (allocator headers, class rounding, free
                                  space in frames in use); fragmentation =
                                  frag_bytes / mem_used_total */
-    uint64_t compress_ns;     /* time compressing pages then stored */
-    uint64_t compress_ns_rejected; /* time compressing pages then rejected */
-    uint64_t decompress_ns;        /* time decompressing (or copying) on gets */
+    uint64_t compress_ns;     /* thread CPU time compressing pages then
+                                 stored (CLOCK_THREAD_CPUTIME_ID: the
+                                 machine's other load does not count) */
+    uint64_t compress_ns_rejected; /* the same, pages then rejected */
+    uint64_t decompress_ns;        /* the same, decompressing (or copying)
+                                      on gets */
     uint64_t compactions;          /* objects moved by allocator compaction */
     uint64_t estimates;            /* zc_estimate_page() calls */
     uint64_t compress_ns_estimates; /* time they spent compressing */
