@@ -68,6 +68,58 @@ expect 2 "b.zca: content source pack:.*is not in it" \
 expect 2 "b.zca: content source pack:.*is not in it" \
   "$sweep" "${other[@]}" --page-cache 100 --capacity 1M "$tmp/b.zca"
 
+# The sweep's input errors: one line naming the option, exit 2, before
+# any work.  once DESC: the last expect()'s stderr is that one line.
+once() {
+  [ "$(wc -l <"$tmp/err")" = 1 ] ||
+    bad "$1: $(wc -l <"$tmp/err") lines on stderr, not 1: $(head -3 "$tmp/err")"
+}
+# An empty --set list (was a crash, or a loop that never ended).
+expect 2 "--set accept_percent=: want" "$sweep" --set accept_percent= \
+  --capacity 1M --page-cache 500 "$trace"
+once "--set accept_percent="
+expect 2 "--set policy=,: want" "$sweep" --set policy=, --capacity 0,1M \
+  --page-cache 500 "$trace"
+once "--set policy=,"
+expect 2 "--set level=: want" "$sweep" --set level= --memory 4M \
+  --share 0,50 "$trace"
+once "--set level= --memory"
+# A bad --set value or zcache: said once, not once per configuration.
+expect 2 "accept_percent=101: want 0 to 100" "$sweep" --page-cache 100,200 \
+  --capacity 1M,2M --set accept_percent=0,101 "$trace"
+once "--set accept_percent=0,101"
+expect 2 "more than the library's largest" "$sweep" --page-cache 100 \
+  --capacity 16G --set allocator=zsmalloc,zbud "$trace"
+once "--capacity 16G, two allocators"
+# A sweep of more rows than the limit is refused before it allocates them
+# (this one was 16.7 M rows and 5.6 GB; the ulimit keeps a regression from
+# taking the machine with it).
+l64=$(seq -s, 0 63)
+(
+  ulimit -v 2000000
+  timeout 120 "$sweep" --page-cache 0:63:1 --capacity 4K:256K:4K \
+    --set accept_percent="$l64" --set hysteresis_percent="$l64" "$trace" \
+    >"$tmp/out" 2>"$tmp/err"
+  echo $? >"$tmp/rc"
+)
+[ "$(cat "$tmp/rc")" = 2 ] || bad "a 16.7 M-row sweep exited $(cat "$tmp/rc"), not 2"
+grep -q "16777216 rows.*100000" "$tmp/err" ||
+  bad "a 16.7 M-row sweep did not give the count and the limit: $(head -3 "$tmp/err")"
+once "a 16.7 M-row sweep"
+
+# A row's capacity_bytes is its cache's, also when --set capacity
+# overrides --capacity (was --capacity's in every row).
+"$sweep" --set capacity=2M,4M --capacity 1M --page-cache 500 --output csv \
+  "$trace" >"$tmp/cap.csv" 2>"$tmp/err" || bad "sweep --set capacity: $(cat "$tmp/err")"
+got=$(awk -F'"' 'NR > 1 { split($3, f, ","); printf "%s ", f[2] }' "$tmp/cap.csv")
+[ "$got" = "2097152 4194304 " ] ||
+  bad "sweep --set capacity=2M,4M --capacity 1M: capacity_bytes $got"
+"$sweep" --set capacity=2M,4M --capacity 1M --page-cache 500 --output json \
+  "$trace" >"$tmp/cap.json" 2>"$tmp/err"
+got=$(grep -o '"capacity_bytes":[0-9]*' "$tmp/cap.json" | tr '\n' ' ')
+[ "$got" = '"capacity_bytes":2097152 "capacity_bytes":4194304 ' ] ||
+  bad "sweep --set capacity=2M,4M --output json: $got"
+
 # A failed run removes a regular --save-ops file it wrote ...
 expect 2 "is not in it" "$replay" "${other[@]}" --page-cache 100 \
   --save-ops "$tmp/ops.zct" "$tmp/b.zca"

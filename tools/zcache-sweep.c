@@ -23,6 +23,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -43,6 +44,10 @@
 #define NAME "zcache-sweep"
 #define MAX_LIST 64
 #define MAX_SETS 8
+/* The most rows one sweep makes: every row is a cache in memory and a
+ * replay of the trace, and the lists' cross product grows fast (64 values
+ * in each of four lists are 16.7 M rows).  Counted before any is made. */
+#define MAX_ROWS 100000
 
 struct job {
     uint64_t pc_pages;
@@ -76,6 +81,9 @@ static struct {
     size_t page_size;
     char *pc_list, *cap_list, *share_list;
     char *set_key[MAX_SETS], *set_vals[MAX_SETS];
+    char *set_v[MAX_SETS][MAX_LIST]; /* each --set list, split once */
+    size_t set_n[MAX_SETS];
+    bool set_cap[MAX_SETS]; /* the key is the capacity (or an alias) */
     int nsets, jobs;
     const char **traces;
     size_t ntraces;
@@ -90,7 +98,7 @@ static struct {
 
 static struct job *jobs;
 static zc_memo *memo; /* shared: each distinct content compressed once */
-static size_t njobs, next_job;
+static size_t njobs, maxjobs, next_job;
 static size_t nstatic; /* jobs[0..nstatic) are static; the rest adaptive */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -150,6 +158,11 @@ static void usage(FILE *f)
                "ones (wasted) + decompressing, as measured; saved = zcache "
                "hits x disk\n"
                "latency - cpu.  The zcache pays where saved > 0.\n");
+    fprintf(f,
+            "\nRows: one per page-cache size, capacity and --set "
+            "combination (one per\n--share and --set combination); at "
+            "most %d, a larger sweep is refused.\n",
+            MAX_ROWS);
     fprintf(f, "\nBack-ends to --set (e.g. --set allocator=zsmalloc,zbud "
                "--set policy=lru,gdsf):\n");
     static const char *const kinds[] = {"compressor", "allocator", "policy"};
@@ -253,6 +266,45 @@ static size_t split(char *list, char **out)
     return split_list(list, out, false);
 }
 
+/* Split each --set list once and check it before any work: not empty,
+ * each value one the configuration parser takes, so that a bad one is
+ * said once (not once per row).  With --memory, --share gives the
+ * capacity: a --set of it is refused (a sentinel shows which keys set
+ * it, the parser knowing its aliases). */
+static void check_sets(void)
+{
+    zc_config cfg = zc_config_default();
+    char err[512], msg[2048];
+
+    if (zc_config_parse_error(&cfg, o.zbase, err, sizeof(err))) {
+        snprintf(msg, sizeof(msg), "--zcache %s: %s", o.zbase, err);
+        die(2, "%s", msg);
+    }
+    for (int s = 0; s < o.nsets; s++) {
+        char given[1024];
+        snprintf(given, sizeof(given), "%s=%s", o.set_key[s], o.set_vals[s]);
+        o.set_n[s] = split(o.set_vals[s], o.set_v[s]);
+        if (!o.set_n[s])
+            die(2, "--set %s: want KEY=V1,V2,... (the list is empty)", given);
+        for (size_t i = 0; i < o.set_n[s]; i++) {
+            char item[1024];
+            snprintf(item, sizeof(item), "%s=%s", o.set_key[s], o.set_v[s][i]);
+            cfg = zc_config_default();
+            cfg.capacity_bytes = SIZE_MAX;
+            if (zc_config_parse_error(&cfg, item, err, sizeof(err))) {
+                snprintf(msg, sizeof(msg), "--set %s: %s", given, err);
+                die(2, "%s", msg);
+            }
+            o.set_cap[s] = cfg.capacity_bytes != SIZE_MAX;
+            if (o.memory && o.set_cap[s])
+                die(2,
+                    "--set %s: with --memory the capacity is the zcache's "
+                    "--share",
+                    given);
+        }
+    }
+}
+
 static void parse_args(int argc, char **argv)
 {
     o.traces = calloc((size_t)argc, sizeof(*o.traces));
@@ -345,6 +397,7 @@ static void parse_args(int argc, char **argv)
         die(2, "%s", "--share and --adaptive need --memory M");
     if (o.memory && (o.pc_list || o.cap_list))
         die(2, "%s", "--memory splits memory: no --page-cache or --capacity");
+    check_sets();
 }
 
 /* The cache of a job's spec (NULL and 0 for "off"); on failure the job
@@ -763,11 +816,8 @@ static void add_job(uint64_t pc, const char *ops, const char *cap,
     struct job *j;
     size_t n = 0;
 
-    jobs = realloc(jobs, (njobs + 1) * sizeof(*jobs));
-    if (!jobs)
-        die(1, "%s", "out of memory");
+    assert(njobs < maxjobs); /* count_rows() counted it */
     j = &jobs[njobs++];
-    memset(j, 0, sizeof(*j));
     j->pc_pages = pc;
     j->ops = ops;
     j->share = share;
@@ -776,23 +826,28 @@ static void add_job(uint64_t pc, const char *ops, const char *cap,
     if (!cap)
         return; /* no zcache */
     j->cap_bytes = size_arg(cap, false, "--capacity");
+    /* The label and the group go by the capacity the cache gets: a --set
+     * of it comes after --capacity in the spec, so it wins. */
     snprintf(j->label, sizeof(j->label), "%s", cap);
+    for (int s = 0; s < o.nsets; s++)
+        if (o.set_cap[s])
+            snprintf(j->label, sizeof(j->label), "%s", o.set_v[s][pick[s]]);
     n = (size_t)snprintf(j->spec, sizeof(j->spec), "%s%scapacity=%s", o.zbase,
                          *o.zbase ? "," : "", cap);
     if (n >= sizeof(j->spec))
         die(2, "a zcache spec longer than %s bytes", "511");
     for (int s = 0; s < o.nsets; s++) {
-        char vals[512], *v[MAX_LIST];
-        snprintf(vals, sizeof(vals), "%s", o.set_vals[s]);
-        split(vals, v);
+        const char *const *v = (const char *const *)o.set_v[s];
         n += (size_t)snprintf(j->spec + n, sizeof(j->spec) - n, ",%s=%s",
                               o.set_key[s], v[pick[s]]);
+        if (n >= sizeof(j->spec))
+            die(2, "a zcache spec longer than %s bytes", "511");
+        if (o.set_cap[s])
+            continue;
         if (strlen(j->label) + strlen(o.set_key[s]) + strlen(v[pick[s]]) + 3 <
             sizeof(j->label))
             sprintf(j->label + strlen(j->label), " %s=%s", o.set_key[s],
                     v[pick[s]]);
-        if (n >= sizeof(j->spec))
-            die(2, "a zcache spec longer than %s bytes", "511");
         if (strlen(j->group) + strlen(o.set_key[s]) + strlen(v[pick[s]]) + 3 <
             sizeof(j->group))
             sprintf(j->group + strlen(j->group), ", %s=%s", o.set_key[s],
@@ -804,13 +859,8 @@ static void add_job(uint64_t pc, const char *ops, const char *cap,
 static void add_jobs(uint64_t pc, const char *ops, const char *cap,
                      double share)
 {
-    int pick[MAX_SETS] = {0}, count[MAX_SETS];
+    int pick[MAX_SETS] = {0};
 
-    for (int s = 0; s < o.nsets; s++) {
-        char vals[512], *v[MAX_LIST];
-        snprintf(vals, sizeof(vals), "%s", o.set_vals[s]);
-        count[s] = (int)split(vals, v);
-    }
     if (!cap) {
         add_job(pc, ops, NULL, pick, share);
         return;
@@ -818,7 +868,7 @@ static void add_jobs(uint64_t pc, const char *ops, const char *cap,
     for (;;) {
         int s;
         add_job(pc, ops, cap, pick, share);
-        for (s = 0; s < o.nsets && ++pick[s] == count[s]; s++)
+        for (s = 0; s < o.nsets && (size_t)++pick[s] == o.set_n[s]; s++)
             pick[s] = 0;
         if (s == o.nsets)
             return;
@@ -829,6 +879,55 @@ static void add_jobs(uint64_t pc, const char *ops, const char *cap,
 static const char *cap_of(const char *s)
 {
     return size_arg(s, false, "--capacity") ? s : NULL;
+}
+
+/* The zcache's capacity at a --share of memory m (checked). */
+static uint64_t share_cap(uint64_t m, const char *share)
+{
+    double s = atof(share);
+
+    if (s < 0 || s > 100)
+        die(2, "--share %s: want a percentage", share);
+    return (uint64_t)((double)m * s / 100.0) / o.page_size * o.page_size;
+}
+
+/* How many rows the lists make: a capacity (or share) with a zcache
+ * takes every --set combination, one without makes one row.  At most
+ * 64^10 (ten lists of 64): no overflow. */
+static uint64_t count_rows(char **caps, size_t ncap, size_t npc, char **shares,
+                           size_t nshare)
+{
+    uint64_t combos = 1, rows = 0;
+
+    for (int s = 0; s < o.nsets; s++)
+        combos *= o.set_n[s];
+    if (o.memory) {
+        uint64_t m = size_arg(o.memory, false, "--memory");
+        for (size_t i = 0; i < nshare; i++)
+            rows += share_cap(m, shares[i]) ? combos : 1;
+        return rows + (o.adaptive ? combos : 0);
+    }
+    for (size_t c = 0; c < ncap; c++)
+        rows += cap_of(caps[c]) ? combos : 1;
+    return rows * npc;
+}
+
+/* Room for every row, once counted and found within MAX_ROWS. */
+static void make_jobs(uint64_t rows)
+{
+    char msg[256];
+
+    if (rows > MAX_ROWS) {
+        snprintf(msg, sizeof(msg),
+                 "%" PRIu64 " rows (the cross product of the lists): more "
+                 "than a sweep's limit, %d",
+                 rows, MAX_ROWS);
+        die(2, "%s", msg);
+    }
+    jobs = calloc(rows ? (size_t)rows : 1, sizeof(*jobs));
+    if (!jobs)
+        die(1, "%s", "out of memory");
+    maxjobs = (size_t)rows;
 }
 
 /* ---- output ------------------------------------------------------------- */
@@ -1189,6 +1288,33 @@ static void output(const zc_mrc *mrc)
         table();
 }
 
+/* The rows that failed, each message once (rows that failed alike are
+ * one line: the first's zcache, and how many more); the last status. */
+static int report_failures(void)
+{
+    int status = 0;
+
+    for (size_t i = 0; i < njobs; i++) {
+        size_t more = 0;
+        bool said = false;
+        if (!jobs[i].rc)
+            continue;
+        status = jobs[i].rc;
+        for (size_t k = 0; k < i && !said; k++)
+            said = jobs[k].rc && !strcmp(jobs[k].err, jobs[i].err);
+        if (said)
+            continue;
+        for (size_t k = i + 1; k < njobs; k++)
+            more += jobs[k].rc && !strcmp(jobs[k].err, jobs[i].err);
+        fprintf(stderr, NAME ": %s: %s", jobs[i].spec[0] ? jobs[i].spec : "off",
+                jobs[i].err);
+        if (more)
+            fprintf(stderr, " (and %zu more row%s)", more, more > 1 ? "s" : "");
+        fputc('\n', stderr);
+    }
+    return status;
+}
+
 /* Everything main() made, at its end. */
 static void free_all(zc_mrc *mrc)
 {
@@ -1201,7 +1327,7 @@ static void free_all(zc_mrc *mrc)
 
 int main(int argc, char **argv)
 {
-    char *pcs[MAX_LIST], *caps[MAX_LIST], *shares[MAX_LIST];
+    char *pcs[MAX_LIST], *caps[MAX_LIST], *shares[MAX_LIST], one[] = "0";
     size_t npc = 0, ncap = 0, nshare = 0;
     pthread_t th[64];
     zc_mrc *mrc = NULL;
@@ -1267,19 +1393,27 @@ int main(int argc, char **argv)
         if (rc)
             die(2, "%s", msg);
     }
+    if (o.share_list)
+        nshare = split_list(o.share_list, shares, true);
+    if (!o.memory) {
+        npc = o.pc_list ? split_list(o.pc_list, pcs, true) : 0;
+        ncap = o.cap_list ? split_list(o.cap_list, caps, true) : 0;
+        if (!ncap) {
+            caps[0] = one;
+            ncap = 1;
+        }
+        if (!is_ops && !npc)
+            die(2, "%s", "--page-cache LIST is needed");
+    }
+    make_jobs(count_rows(caps, ncap, is_ops ? 1 : npc, shares, nshare));
     if (o.share_list) {
         uint64_t m = size_arg(o.memory, false, "--memory");
-        nshare = split_list(o.share_list, shares, true);
         for (size_t i = 0; i < nshare; i++) {
-            double s = atof(shares[i]);
-            uint64_t cap =
-                (uint64_t)((double)m * s / 100.0) / o.page_size * o.page_size;
+            uint64_t cap = share_cap(m, shares[i]);
             uint64_t pc = (m - cap) / o.page_size;
-            if (s < 0 || s > 100)
-                die(2, "--share %s: want a percentage", shares[i]);
             char capstr[32]; /* add_job() copies it */
             snprintf(capstr, sizeof(capstr), "%" PRIu64, cap);
-            add_jobs(pc, NULL, cap ? capstr : NULL, s);
+            add_jobs(pc, NULL, cap ? capstr : NULL, atof(shares[i]));
         }
     }
     if (o.share_list || o.adaptive) {
@@ -1303,19 +1437,10 @@ int main(int argc, char **argv)
                 o.adapt.disk_ns = o.disk_ns;
         }
     } else {
-        char one[] = "0";
-        npc = o.pc_list ? split_list(o.pc_list, pcs, true) : 0;
-        ncap = o.cap_list ? split_list(o.cap_list, caps, true) : 0;
-        if (!ncap) {
-            caps[0] = one;
-            ncap = 1;
-        }
         if (is_ops) {
             for (size_t c = 0; c < ncap; c++)
                 add_jobs(0, o.traces[0], cap_of(caps[c]), 0);
         } else {
-            if (!npc)
-                die(2, "%s", "--page-cache LIST is needed");
             for (size_t p = 0; p < npc; p++) {
                 uint64_t pc = size_arg(pcs[p], true, "--page-cache");
                 for (size_t c = 0; c < ncap; c++)
@@ -1341,16 +1466,15 @@ int main(int argc, char **argv)
             run_lockstep(mrc);
         run_adaptive();
     }
-    for (size_t i = 0; i < njobs; i++)
-        if (jobs[i].rc) {
-            fprintf(stderr, NAME ": %s: %s\n",
-                    jobs[i].spec[0] ? jobs[i].spec : "off", jobs[i].err);
-            status = jobs[i].rc;
-        }
-    if (status) {
+    if ((status = report_failures())) {
         free_all(mrc);
         return status;
     }
+    /* A row's capacity is its cache's: a --set capacity=... overrides
+     * --capacity.  (An adaptive row's is all of M, which it moves.) */
+    for (size_t i = 0; i < nstatic; i++)
+        if (jobs[i].have_zs)
+            jobs[i].cap_bytes = jobs[i].zs.capacity_bytes;
     /* The curve and the model must agree when both are exact LRU. */
     for (size_t i = 0; mrc && (!o.model || !strcmp(o.model, "lru")) &&
                        i < nstatic;
