@@ -30,7 +30,10 @@ if [ "${1:-}" = --bench ]; then
   exec build/bench/zc-bench-core "$@"
 fi
 
-sweep=build/tools/zcache-sweep
+# Fixed CPU prices for the cost model's columns, so the published tables
+# do not move with the machine's load: LZO's thread CPU time per put and
+# per zcache hit measured on this project's machine kind (README: Sweeps).
+sweep="build/tools/zcache-sweep --cpu-price put=6us,get=7us"
 mkdir -p build/plots
 # The kernel's median resident page count of the traced file system, from
 # the recording's .info: the page cache the kernel actually gave the files.

@@ -159,5 +159,26 @@ else
   echo "SKIP: device nodes (mknod not permitted)"
 fi
 
+# --cpu-price: cpu_ms from fixed prices, every put one compression and
+# every zcache hit one decompression, the same in every run.
+expect 2 "cpu-price put=6us: want put=T,get=T" "$sweep" --cpu-price put=6us \
+  --page-cache 500 "$trace"
+for run in 1 2; do
+  "$sweep" --cpu-price put=6us,get=2us --page-cache 500 --capacity 1M \
+    --output csv "$trace" >"$tmp/price$run.csv" || bad "--cpu-price run"
+done
+cpu_ms() {
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+    NR == 2 { print $c["cpu_ms"] }' "$1"
+}
+[ -n "$(cpu_ms "$tmp/price1.csv")" ] &&
+  [ "$(cpu_ms "$tmp/price1.csv")" = "$(cpu_ms "$tmp/price2.csv")" ] ||
+  bad "--cpu-price: cpu_ms differs between two runs"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+  NR == 2 { want = ($c["zc_puts"] * 6000 + $c["zc_hits"] * 2000) / 1e6
+    if ($c["zc_puts"] == 0 || ($c["cpu_ms"] - want) ^ 2 > 1e-6) {
+      print "cpu_ms " $c["cpu_ms"] ", want " want; exit 1 } }' \
+  "$tmp/price1.csv" || bad "--cpu-price: cpu_ms is not puts x 6us + hits x 2us"
+
 [ "$fail" = 0 ] && echo "tools_errors: ok"
 exit "$fail"

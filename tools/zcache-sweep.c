@@ -77,6 +77,8 @@ static struct {
     uint64_t ra_kb;    /* --read-ahead-kb */
     bool ra_set;
     uint64_t disk_ns; /* latency of a disk read, for the cost model */
+    uint64_t put_ns, get_ns; /* --cpu-price: a compression's and a
+                                decompression's fixed cost; 0: measured */
     uint64_t memo_mb; /* the compression memo's size, MiB; 0: none */
     size_t page_size;
     char *pc_list, *cap_list, *share_list;
@@ -141,6 +143,13 @@ static void usage(FILE *f)
                "content once\n"
                "                      (default 1G; 0: every configuration "
                "compresses)\n"
+               "  --cpu-price put=T,get=T\n"
+               "                      fixed costs of a compression and a "
+               "decompression for\n"
+               "                      cpu_ms (and the --adaptive "
+               "controller's, unless --adapt\n"
+               "                      sets them); default: the thread CPU "
+               "time measured\n"
                "  --disk-latency T    a disk read's cost: 100us, 8ms, ... or "
                "hdd (8ms),\n"
                "                      ssd (100us, the default), nvme (20us)\n"
@@ -370,6 +379,20 @@ static void parse_args(int argc, char **argv)
             o.plot = v;
         } else if (!strcmp(a, "--disk-latency"))
             o.disk_ns = latency(v);
+        else if (!strcmp(a, "--cpu-price")) {
+            /* the controller's own keys and parser (zc_adapt_options) */
+            zc_adapt_options p = {0};
+            char err[256];
+            if (zc_adapt_options_parse(&p, v, err, sizeof(err)) ||
+                !p.put_ns || !p.get_ns || p.memory_bytes || p.disk_ns ||
+                p.steps || p.epoch || p.decay_percent || p.probe_every ||
+                p.start_percent || p.ghost_factor)
+                die(2, "--cpu-price %s: want put=T,get=T (e.g. put=6us,"
+                       "get=2us)",
+                    v);
+            o.put_ns = p.put_ns;
+            o.get_ns = p.get_ns;
+        }
         else if (!strcmp(a, "--jobs"))
             o.jobs = atoi(v);
         else if (!strcmp(a, "--page-size"))
@@ -963,10 +986,20 @@ static struct cost cost_of(const struct job *j)
 {
     struct cost c;
 
-    c.compress =
-        (double)(j->zs.compress_ns + j->zs.compress_ns_estimates) / 1e6;
-    c.wasted = (double)j->zs.compress_ns_rejected / 1e6;
-    c.decompress = (double)j->zs.decompress_ns / 1e6;
+    if (o.put_ns) {
+        /* --cpu-price: every compression and decompression at its fixed
+         * price, so that a table does not depend on the machine's load */
+        c.compress = (double)(j->zs.stored_puts + j->zs.estimates) *
+                     (double)o.put_ns / 1e6;
+        c.wasted = (double)(j->zs.puts - j->zs.stored_puts) *
+                   (double)o.put_ns / 1e6;
+        c.decompress = (double)j->zs.succ_gets * (double)o.get_ns / 1e6;
+    } else {
+        c.compress =
+            (double)(j->zs.compress_ns + j->zs.compress_ns_estimates) / 1e6;
+        c.wasted = (double)j->zs.compress_ns_rejected / 1e6;
+        c.decompress = (double)j->zs.decompress_ns / 1e6;
+    }
     c.cpu = c.compress + c.wasted + c.decompress;
     c.saved = (double)j->st.zc_hits * (double)o.disk_ns / 1e6 - c.cpu;
     if (o.memory) {
@@ -1156,9 +1189,10 @@ static void table(void)
            "either tier;\nkept%%: puts the zcache stored; density: "
            "compressed bytes / arena bytes in use\nat the end; "
            "saved_ms: %s x %.0f us\nof disk latency - cpu_ms (compress, "
-           "wasted on rejects, decompress).\n",
+           "wasted on rejects, decompress; %s).\n",
            o.memory ? "disk reads fewer than at share 0" : "zcache hits",
-           (double)o.disk_ns / 1e3);
+           (double)o.disk_ns / 1e3,
+           o.put_ns ? "fixed prices, --cpu-price" : "thread CPU time measured");
 }
 
 /* PREFIX.csv, PREFIX.dat and PREFIX.gp, then gnuplot if it is there. */
@@ -1435,6 +1469,10 @@ int main(int argc, char **argv)
             o.adapt.memory_bytes = m;
             if (!o.adapt.disk_ns)
                 o.adapt.disk_ns = o.disk_ns;
+            if (!o.adapt.put_ns)
+                o.adapt.put_ns = o.put_ns;
+            if (!o.adapt.get_ns)
+                o.adapt.get_ns = o.get_ns;
         }
     } else {
         if (is_ops) {
