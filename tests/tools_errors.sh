@@ -180,5 +180,14 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
       print "cpu_ms " $c["cpu_ms"] ", want " want; exit 1 } }' \
   "$tmp/price1.csv" || bad "--cpu-price: cpu_ms is not puts x 6us + hits x 2us"
 
+# The memory-split plot: the adaptive row has no share, so it is a block
+# of its own (a level across 0..100), never a point at share -1.
+"$sweep" --memory 4M --share 0,50 --adaptive --plot "$tmp/sp" "$trace" \
+  >/dev/null 2>&1 || bad "split plot run"
+awk 'BEGIN { b = 0 } /^$/ { blank++; next } blank >= 2 { b++; blank = 0 }
+  { blank = 0 } b == 0 && $1 ~ /^-/ { bad = 1 }
+  END { exit bad || b != 1 }' "$tmp/sp.dat" ||
+  bad "split plot data: $(cat "$tmp/sp.dat")"
+
 [ "$fail" = 0 ] && echo "tools_errors: ok"
 exit "$fail"

@@ -1216,14 +1216,24 @@ static void plot(const zc_mrc *mrc)
     if (!(f = outfile_open(&out[1], path[1])))
         goto fail;
     if (o.memory) {
+        /* block 0: the static shares; then one block per adaptive row (no
+         * share of its own): its disk reads as a level across 0..100 */
         fprintf(f, "\"memory split\"\n");
         for (size_t i = 0; i < njobs; i++)
-            fprintf(f, "%.2f %" PRIu64 " %.3f %.3f %.3f\n", jobs[i].share,
-                    jobs[i].st.disk_reads,
-                    pct(jobs[i].st.pc_hits, jobs[i].st.accesses),
-                    pct(jobs[i].st.zc_hits, jobs[i].st.accesses),
-                    pct(jobs[i].st.resident_hits, jobs[i].st.accesses));
+            if (jobs[i].share >= 0)
+                fprintf(f, "%.2f %" PRIu64 " %.3f %.3f %.3f\n", jobs[i].share,
+                        jobs[i].st.disk_reads,
+                        pct(jobs[i].st.pc_hits, jobs[i].st.accesses),
+                        pct(jobs[i].st.zc_hits, jobs[i].st.accesses),
+                        pct(jobs[i].st.resident_hits, jobs[i].st.accesses));
         ngroups = 1;
+        for (size_t i = 0; i < njobs; i++)
+            if (jobs[i].share < 0) {
+                fprintf(f, "\n\n\"adaptive\"\n");
+                for (int x = 0; x <= 100; x += 100)
+                    fprintf(f, "%d %" PRIu64 "\n", x, jobs[i].st.disk_reads);
+                ngroups++;
+            }
     } else {
         /* One block per line of the plot: a group's rows by capacity, its
          * page cache's row without a zcache first. */
@@ -1266,12 +1276,20 @@ static void plot(const zc_mrc *mrc)
                     "set xlabel 'zcache share of memory (%%)'\n"
                     "set ylabel 'disk reads'\nset y2label 'hit rate (%% of "
                     "accesses)'\nset y2tics\n"
+                    "set xrange [0:100]\n"
                     "plot '%s.dat' index 0 using 1:2 with linespoints title "
                     "'disk reads', '' index 0 using 1:3 axes x1y2 with lines "
                     "title 'page cache', '' index 0 using 1:4 axes x1y2 with "
                     "lines title 'zcache', '' index 0 using 1:5 axes x1y2 with "
-                    "lines title 'in memory'\n",
+                    "lines title 'in memory'",
                     o.memory, o.plot);
+            if (ngroups > 1)
+                fprintf(f,
+                        ", for [i=1:%zu] '' index i using 1:2 with lines lw 2 "
+                        "dashtype 2 lc rgb 'black' title 'disk reads, "
+                        "adaptive'",
+                        ngroups - 1);
+            fputc('\n', f);
         } else {
             fprintf(f,
                     "set title 'Hit rate against zcache size'\n"
