@@ -189,5 +189,16 @@ awk 'BEGIN { b = 0 } /^$/ { blank++; next } blank >= 2 { b++; blank = 0 }
   END { exit bad || b != 1 }' "$tmp/sp.dat" ||
   bad "split plot data: $(cat "$tmp/sp.dat")"
 
+# The rates are shares of accesses, each defined once: in the table and
+# in the plot's data both tiers = page cache + zcache.
+"$sweep" --page-cache 500 --capacity 0,256K,1M --plot "$tmp/rates" "$trace" \
+  >"$tmp/rates.txt" 2>/dev/null || bad "rates run"
+awk '$1 == 500 { n++; d = $4 + $5 - $7; if (d * d > 0.0004) bad = 1 }
+  END { exit bad || n != 3 }' "$tmp/rates.txt" ||
+  bad "table: in_mem% is not pc_hit% + zc_hit%: $(cat "$tmp/rates.txt")"
+awk '!/^"/ && NF == 4 { n++; d = $2 + $3 - $4; if (d * d > 0.000004) bad = 1 }
+  END { exit bad || n < 2 }' "$tmp/rates.dat" ||
+  bad "plot data: both tiers is not page cache + zcache: $(cat "$tmp/rates.dat")"
+
 [ "$fail" = 0 ] && echo "tools_errors: ok"
 exit "$fail"

@@ -970,6 +970,25 @@ static double pct(uint64_t a, uint64_t b)
     return b ? 100.0 * (double)a / (double)b : 0.0;
 }
 
+/* The rates, each defined once and all of accesses (README: Sweeps):
+ * pc_hit% the page cache held the page; zc_hit% the zcache did (a read it
+ * served, or a write that found a copy there); in_mem% either tier, the
+ * sum of the two. */
+static double pc_rate(const zc_replay_stats *st)
+{
+    return pct(st->pc_hits, st->accesses);
+}
+
+static double zc_rate(const zc_replay_stats *st)
+{
+    return pct(st->resident_hits - st->pc_hits, st->accesses);
+}
+
+static double mem_rate(const zc_replay_stats *st)
+{
+    return pct(st->resident_hits, st->accesses);
+}
+
 static double density(const zc_stats *z)
 {
     return z->mem_used_total
@@ -1146,9 +1165,8 @@ static void table(void)
         printf("%-9s %-*s %8" PRIu64 " %6.2f%% %6.2f%% %9" PRIu64
                " %6.2f%% %5.1f%% %7.3f %9.2f %9.2f %9.1f%s\n",
                first, w, j->spec[0] ? j->label : "off", j->st.accesses,
-               pct(j->st.pc_hits, j->st.accesses),
-               pct(j->st.zc_hits, j->st.zc_gets), j->st.disk_reads,
-               pct(j->st.resident_hits, j->st.accesses),
+               pc_rate(&j->st), zc_rate(&j->st), j->st.disk_reads,
+               mem_rate(&j->st),
                pct(j->st.zc_stored, j->st.zc_puts), density(&j->zs), c.cpu,
                c.wasted, c.saved,
                o.memory && nstatic && i == best ? "  <- fewest disk reads"
@@ -1185,8 +1203,9 @@ static void table(void)
     }
     if (njobs > nstatic)
         printf("\n");
-    printf("\nzc_hit%%: gets served; in_mem%%: accesses whose page was in "
-           "either tier;\nkept%%: puts the zcache stored; density: "
+    printf("\npc_hit%%, zc_hit%%, in_mem%%: shares of accesses whose page "
+           "the page cache held,\nthe zcache held, either held (in_mem%% = "
+           "pc_hit%% + zc_hit%%);\nkept%%: puts the zcache stored; density: "
            "compressed bytes / arena bytes in use\nat the end; "
            "saved_ms: %s x %.0f us\nof disk latency - cpu_ms (compress, "
            "wasted on rejects, decompress; %s).\n",
@@ -1223,9 +1242,8 @@ static void plot(const zc_mrc *mrc)
             if (jobs[i].share >= 0)
                 fprintf(f, "%.2f %" PRIu64 " %.3f %.3f %.3f\n", jobs[i].share,
                         jobs[i].st.disk_reads,
-                        pct(jobs[i].st.pc_hits, jobs[i].st.accesses),
-                        pct(jobs[i].st.zc_hits, jobs[i].st.accesses),
-                        pct(jobs[i].st.resident_hits, jobs[i].st.accesses));
+                        pc_rate(&jobs[i].st), zc_rate(&jobs[i].st),
+                        mem_rate(&jobs[i].st));
         ngroups = 1;
         for (size_t i = 0; i < njobs; i++)
             if (jobs[i].share < 0) {
@@ -1254,9 +1272,7 @@ static void plot(const zc_mrc *mrc)
                     continue;
                 fprintf(f, "%.4f %.3f %.3f %.3f\n",
                         (double)j->cap_bytes / 1048576.0,
-                        pct(j->st.pc_hits, j->st.accesses),
-                        pct(j->st.zc_hits, j->st.accesses),
-                        pct(j->st.resident_hits, j->st.accesses));
+                        pc_rate(&j->st), zc_rate(&j->st), mem_rate(&j->st));
             }
         }
     }
