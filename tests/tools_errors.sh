@@ -200,5 +200,17 @@ awk '!/^"/ && NF == 4 { n++; d = $2 + $3 - $4; if (d * d > 0.000004) bad = 1 }
   END { exit bad || n < 2 }' "$tmp/rates.dat" ||
   bad "plot data: both tiers is not page cache + zcache: $(cat "$tmp/rates.dat")"
 
+# --mrc with --output json: one JSON document holding the rows and the
+# curve; with csv: refused.
+"$sweep" --page-cache 500 --capacity 0 --mrc 100,500 --output json "$trace" \
+  >"$tmp/mrc.json" || bad "--mrc json run"
+if command -v jq >/dev/null; then
+  jq -e '(.rows | length) == 1 and (.mrc.curve | length) == 2 and
+    .mrc.curve[1].hits == .rows[0].pc_hits' "$tmp/mrc.json" >/dev/null ||
+    bad "--mrc json: $(head -c 300 "$tmp/mrc.json")"
+fi
+expect 2 "mrc with --output csv" "$sweep" --page-cache 500 --mrc 100 \
+  --output csv "$trace"
+
 [ "$fail" = 0 ] && echo "tools_errors: ok"
 exit "$fail"

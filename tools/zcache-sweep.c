@@ -412,6 +412,9 @@ static void parse_args(int argc, char **argv)
     if (strcmp(o.output, "text") && strcmp(o.output, "csv") &&
         strcmp(o.output, "json"))
         die(2, "--output %s: want text, csv or json", o.output);
+    if (o.mrc_list && !strcmp(o.output, "csv"))
+        die(2, "%s", "--mrc with --output csv: the curve is no row of the "
+                     "table (--output json holds both)");
     if (o.jobs < 1)
         o.jobs = 1;
     if (o.memory && !o.share_list && !o.adaptive)
@@ -1080,8 +1083,21 @@ static void csv(FILE *f, const zc_mrc *mrc)
     }
 }
 
+/* The --mrc curve's sizes, checked: their count, into sizes[]. */
+static size_t mrc_sizes(uint64_t *pages, char **sizes)
+{
+    size_t n = split_list(o.mrc_list, sizes, true);
+
+    for (size_t i = 0; i < n; i++)
+        pages[i] = size_arg(sizes[i], true, "--mrc");
+    return n;
+}
+
 static void json(const zc_mrc *mrc)
 {
+    /* with --mrc: {"rows": [...], "mrc": {...}}; else the rows' array */
+    if (o.mrc_list && mrc)
+        printf("{\"rows\":");
     printf("[");
     for (size_t i = 0; i < njobs; i++) {
         const struct job *j = &jobs[i];
@@ -1114,7 +1130,20 @@ static void json(const zc_mrc *mrc)
                j->zs.mem_used_total, j->zs.compr_data_size, c.compress,
                c.wasted, c.decompress, c.cpu, (double)o.disk_ns / 1e3, c.saved);
     }
-    printf("\n]\n");
+    printf("\n]");
+    if (o.mrc_list && mrc) {
+        char *sizes[MAX_LIST];
+        uint64_t pages[MAX_LIST];
+        size_t n = mrc_sizes(pages, sizes);
+        printf(",\"mrc\":{\"accesses\":%" PRIu64 ",\"distinct_pages\":%" PRIu64
+               ",\"curve\":[",
+               zc_mrc_accesses(mrc), zc_mrc_distinct(mrc));
+        for (size_t i = 0; i < n; i++)
+            printf("%s{\"pages\":%" PRIu64 ",\"hits\":%" PRIu64 "}",
+                   i ? "," : "", pages[i], zc_mrc_hits(mrc, pages[i]));
+        printf("]}}");
+    }
+    printf("\n");
 }
 
 static size_t best_row(void)
@@ -1561,7 +1590,7 @@ int main(int argc, char **argv)
             return 1;
         }
     output(mrc);
-    if (o.mrc_list && mrc) {
+    if (o.mrc_list && mrc && !strcmp(o.output, "text")) {
         char *sizes[MAX_LIST];
         size_t n = split_list(o.mrc_list, sizes, true);
         printf("\nLRU curve of the page cache (one pass, %" PRIu64
