@@ -651,9 +651,10 @@ ZC_API int zc_replay_save_ops(zc_replay *r, zc_ops_writer *w);
  *  op->page is valid during the call only. */
 typedef int (*zc_op_sink)(void *ctx, const zc_op *op);
 
-/** Hand every op to fn(ctx, op) (NULL: stop); pages are made for puts.
- *  Call it before the first request.  Returns 0; -ZC_EINVAL (no content
- *  source). */
+/** Hand every op to fn(ctx, op) (NULL: stop); pages are made for puts
+ *  from the replay's content source (without one, a put carries no bytes:
+ *  op->page is NULL, for sinks that only count).  Call it before the first
+ *  request.  Returns 0; -ZC_EINVAL (an adaptive replay). */
 ZC_API int zc_replay_sink(zc_replay *r, zc_op_sink fn, void *ctx);
 
 ZC_API int zc_replay_stats_get(const zc_replay *r, zc_replay_stats *out);

@@ -842,6 +842,39 @@ static void test_resized_page_cache_with_file_keys(void **state)
     free(l.keys);
 }
 
+static int count_puts(void *ctx, const zc_op *op)
+{
+    uint64_t *n = ctx;
+
+    if (op->kind == ZC_OP_PUT) {
+        assert_null(op->page); /* no content source: no bytes made */
+        (*n)++;
+    }
+    return 0;
+}
+
+/* A sink that only counts needs no contents (zcache-sweep's rows without
+ * a zcache): its puts come without bytes, and none are made. */
+static void test_a_sink_without_contents_gets_puts_without_bytes(void **state)
+{
+    zc_replay *r;
+    zc_replay_stats st;
+    zc_request q = {.dev = 1, .length = 4096};
+    uint64_t puts = 0;
+
+    (void)state;
+    assert_int_equal(zc_replay_create(4, 4096, NULL, NULL, &r), 0);
+    assert_int_equal(zc_replay_sink(r, count_puts, &puts), 0);
+    for (uint64_t i = 0; i < 100; i++) {
+        q.offset = i % 10 * 4096;
+        assert_int_equal(zc_replay_request(r, &q), 0);
+    }
+    assert_int_equal(zc_replay_stats_get(r, &st), 0);
+    assert_int_equal(st.pc_evictions, 96);
+    assert_int_equal(puts, 96);
+    zc_replay_destroy(r);
+}
+
 /* Tests on the reference traces in ../shared/traces/ext (not part of the
  * project) run apart, as `test_replay --shared`: without them that run
  * says so and exits 77 (ctest: skipped), and nothing else is ever a skip. */
@@ -859,6 +892,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_op_stream_of_file_keys_carries_the_inode),
         cmocka_unit_test(test_mrc_of_file_keys_equals_the_replay),
         cmocka_unit_test(test_resized_page_cache_with_file_keys),
+        cmocka_unit_test(test_a_sink_without_contents_gets_puts_without_bytes),
     };
     const struct CMUnitTest shared[] = {
         cmocka_unit_test(test_real_traces_reproduce_reference_lru_hits),

@@ -560,7 +560,7 @@ static int sink(void *ctx, const zc_op *op)
         (op->kind == ZC_OP_PUT && ls.npages == BATCH_PAGES))
         flush_batch();
     ls.ops[ls.nops] = *op;
-    if (op->kind == ZC_OP_PUT) {
+    if (op->kind == ZC_OP_PUT && op->page) { /* no bytes: no zcache */
         unsigned char *pg = ls.pages + ls.npages++ * o.page_size;
         memcpy(pg, op->page, o.page_size);
         ls.ops[ls.nops].page = pg;
@@ -579,7 +579,7 @@ static void run_group(uint64_t pc_pages, struct job **group, size_t n,
     zc_trace *t;
     zc_request q = {0};
     char err[512];
-    bool checked = false;
+    bool checked = false, need_content = false;
     int rc;
 
     for (size_t i = 0; i < n; i++) {
@@ -591,7 +591,11 @@ static void run_group(uint64_t pc_pages, struct job **group, size_t n,
     }
     ls.group = group;
     ls.ngroup = n;
-    if (zc_content_open(o.content, o.page_size, &content, err, sizeof(err)))
+    /* contents only for puts into a zcache: none when no row has one */
+    for (size_t i = 0; i < n; i++)
+        need_content |= group[i]->zc != NULL;
+    if (need_content &&
+        zc_content_open(o.content, o.page_size, &content, err, sizeof(err)))
         die(2, "--content: %s", err);
     if (zc_trace_open(o.traces, o.ntraces, &to, &t, err, sizeof(err)))
         die(2, "%s", err);
@@ -610,7 +614,7 @@ static void run_group(uint64_t pc_pages, struct job **group, size_t n,
     if (rc || zc_replay_sink(r, sink, NULL))
         die(1, "%s", "cannot set up the page-cache model");
     while ((rc = zc_trace_next(t, &q)) == 1) {
-        if (q.ino && !checked) {
+        if (q.ino && !checked && content) {
             checked = true;
             if (trace_content_check(content, o.content, &q, o.page_size, err,
                                     sizeof(err)))
