@@ -87,6 +87,13 @@ expect 1 "cannot write" "$sweep" --memory 4M --share 0,50 --plot "$tmp/p" \
 [ -L "$tmp/p.dat" ] || bad "sweep --plot removed a symlink"
 [ ! -e "$tmp/p.csv" ] || bad "sweep --plot left a partial p.csv"
 
+# Counts past 64 bits (issue 13, item 5): pc_hits of a .zct adding up past
+# 2^64 - 1 accesses are refused naming the line, not wrapped.
+printf 'zct-text 1\npc_hits 18446744073709551615\npc_hits 18446744073709551615\nend\n' \
+  >"$tmp/o.zct"
+expect 2 "o.zct: line 3: pc_hits 18446744073709551615: .* 2^64 - 1" \
+  "$replay" --zcache off "$tmp/o.zct"
+
 # Device nodes (needs CAP_MKNOD): /dev/null-like and /dev/full-like.
 if mknod "$tmp/null" c 1 3 2>/dev/null && mknod "$tmp/full" c 1 7; then
   expect 2 "is not in it" "$replay" "${other[@]}" --page-cache 100 \
