@@ -67,10 +67,20 @@ typedef struct zc_request {
 
 typedef struct zc_trace zc_trace;
 
+/** The default bound on one request's length: 1 GiB, far above any real
+ *  device request (Linux splits requests at max_sectors_kb, a few MiB) or
+ *  read(2) of an access stream, and short enough that the replay, which
+ *  walks a request page by page, takes seconds over it, not hours. */
+#define ZC_TRACE_MAX_REQUEST_DEFAULT (1ull << 30)
+
 /** Options for opening a trace. */
 typedef struct zc_trace_options {
-    const char *format; /* a registered name, or NULL / "auto" to sniff */
-    size_t page_size;   /* block lists name pages of this size; 0 = 4096 */
+    const char *format;   /* a registered name, or NULL / "auto" to sniff */
+    size_t page_size;     /* block lists name pages of this size; 0 = 4096 */
+    uint64_t max_request; /* bytes one request may span, in every format:
+                             zc_trace_next() refuses a longer one
+                             (-ZC_EFORMAT, naming its line or offset);
+                             0 = ZC_TRACE_MAX_REQUEST_DEFAULT */
 } zc_trace_options;
 
 /**
@@ -90,8 +100,9 @@ ZC_API int zc_trace_open(const char *const *paths, size_t npaths,
                          size_t errlen);
 
 /** The next request: 1 and *req; 0 at the end; -ZC_EFORMAT or -ZC_EIO on
- *  bad input (zc_trace_error() says where).  Zero-length requests and
- *  discards are skipped, as DESIGN.md says. */
+ *  bad input (zc_trace_error() says where), a request longer than
+ *  max_request included.  Zero-length requests and discards are skipped,
+ *  as DESIGN.md says. */
 ZC_API int zc_trace_next(zc_trace *t, zc_request *req);
 
 /** The last error's message ("FILE:LINE: what" or "FILE: offset N:
