@@ -67,10 +67,20 @@ typedef struct zc_request {
 
 typedef struct zc_trace zc_trace;
 
+/** The default bound on one request's length: 1 GiB, far above any real
+ *  device request (Linux splits requests at max_sectors_kb, a few MiB) or
+ *  read(2) of an access stream, and short enough that the replay, which
+ *  walks a request page by page, takes seconds over it, not hours. */
+#define ZC_TRACE_MAX_REQUEST_DEFAULT (1ull << 30)
+
 /** Options for opening a trace. */
 typedef struct zc_trace_options {
-    const char *format; /* a registered name, or NULL / "auto" to sniff */
-    size_t page_size;   /* block lists name pages of this size; 0 = 4096 */
+    const char *format;   /* a registered name, or NULL / "auto" to sniff */
+    size_t page_size;     /* block lists name pages of this size; 0 = 4096 */
+    uint64_t max_request; /* bytes one request may span, in every format:
+                             zc_trace_next() refuses a longer one
+                             (-ZC_EFORMAT, naming its line or offset);
+                             0 = ZC_TRACE_MAX_REQUEST_DEFAULT */
 } zc_trace_options;
 
 /**
@@ -90,8 +100,9 @@ ZC_API int zc_trace_open(const char *const *paths, size_t npaths,
                          size_t errlen);
 
 /** The next request: 1 and *req; 0 at the end; -ZC_EFORMAT or -ZC_EIO on
- *  bad input (zc_trace_error() says where).  Zero-length requests and
- *  discards are skipped, as DESIGN.md says. */
+ *  bad input (zc_trace_error() says where), a request longer than
+ *  max_request included.  Zero-length requests and discards are skipped,
+ *  as DESIGN.md says. */
 ZC_API int zc_trace_next(zc_trace *t, zc_request *req);
 
 /** The last error's message ("FILE:LINE: what" or "FILE: offset N:
@@ -425,7 +436,8 @@ ZC_API int zc_ops_writer_open(const char *path,
 
 /** Append one op (a put copies its page).  Consecutive PC_HITS ops are
  *  merged.  Returns 0; -ZC_EINVAL (a bad op: unknown kind or flags, pool
- *  not initialised, a put without a page or with another page size);
+ *  not initialised, a put without a page or with another page size,
+ *  consecutive pc_hits whose sum passes 2^64 - 1);
  *  -ZC_EIO; -ZC_ENOMEM.  Errors are sticky. */
 ZC_API int zc_ops_write(zc_ops_writer *w, const zc_op *op);
 
@@ -453,8 +465,9 @@ ZC_API int zc_ops_open(const char *path, zc_ops_reader **out, char *err,
 
 /** The next op: 1 and *op; 0 at the end record; -ZC_EFORMAT (bad or
  *  truncated input: a stream without its end record is an error, never a
- *  short success) or -ZC_EIO, with the message in zc_ops_error().  Errors
- *  are sticky. */
+ *  short success; pc_hits counts and ops adding up past 2^64 - 1, which
+ *  would wrap a player's counters) or -ZC_EIO, with the message in
+ *  zc_ops_error().  Errors are sticky. */
 ZC_API int zc_ops_next(zc_ops_reader *r, zc_op *op);
 
 /** The last error's message ("FILE: offset N: what", "FILE:LINE: what"),
@@ -483,8 +496,10 @@ typedef struct zc_player zc_player;
 ZC_API int zc_player_create(zc_cache *zc, zc_player **out);
 
 /** Play one op.  Returns 0; -ZC_EINVAL (a pool not initialised, a second
- *  init of one pool, a put without a page when there is a cache);
- *  -ZC_ENOMEM; an error of the cache. */
+ *  init of one pool, a put without a page when there is a cache, an op
+ *  that could carry `accesses` past 2^64 - 1: a pc_hits count larger than
+ *  what is left, or any op once it is there); -ZC_ENOMEM; an error of the
+ *  cache. */
 ZC_API int zc_player_op(zc_player *p, const zc_op *op);
 
 /** Verification: remember a 128-bit hash of every put's bytes and check

@@ -1217,6 +1217,82 @@ static void test_line_longer_than_the_buffer_is_an_error(void **state)
     assert_read_fails(p, "blocklist-text", 1, ":2: line longer than");
 }
 
+/* One request may span at most 1 GiB by default (no device request comes
+ * near it, and a longer one is walked page by page for hours): a longer
+ * one is refused naming its line, or its record's offset, in every
+ * format, merged or not; exactly 1 GiB passes. */
+static void test_a_request_past_the_limit_names_its_place(void **state)
+{
+    static const struct {
+        const char *name, *format, *text, *msg;
+    } cases[] = {
+        {"big.disksim", "disksim",
+         "0.0 0 0 2097152 1\n0.0 0 0 1099511627776 1\n",
+         ":2: request of 562949953421312 bytes, more than the limit of "
+         "1073741824"},
+        {"big.blkparse", "blkparse",
+         "  8,16 5 1 0.000001850 18615  Q   R 0 + 2097152 [java]\n"
+         "  8,16 5 2 0.000001850 18615  Q   R 0 + 2097153 [java]\n",
+         ":2: request of 1073742336 bytes, more than the limit"},
+        {"big.vscsi", "vscsi",
+         "1,1,28,1073741824,0\n1,2,28,1125899906842624,0\n",
+         ":2: request of 1125899906842624 bytes, more than the limit"},
+        {"big.zca", "access-text",
+         "zca-text 1\nmeta page_size 4096\n"
+         "0.000000001 r 7:0 5 0 262144\n0.000000002 r 7:0 5 0 262145\nend\n",
+         ":4: request of 1073745920 bytes, more than the limit"},
+    };
+    const struct rec big = {
+        30, 2, 0x80000000u, ACT(TA_QUEUE, TC_QUEUE | TC_READ), 0, 0};
+    const struct rec skipped = {20, 0, 0, ACT(TN_PROCESS, TC_NOTIFY), 16, 0};
+    struct result r;
+    (void)state;
+
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        const char *p = write_text(cases[i].name, cases[i].text);
+        assert_read_fails(p, cases[i].format, 1, cases[i].msg);
+        read_one(p, NULL, &r); /* sniffed: the same */
+        assert_int_equal(r.rc, -ZC_EFORMAT);
+        assert_message(r.msg, p, cases[i].msg);
+    }
+    /* binary: the offset of the record, not of a record skipped before */
+    {
+        const struct rec recs[] = {qrec(10, 1), skipped, big};
+        const char *p = write_blktrace("big.blktrace.0", recs, 3, false);
+        assert_read_fails(p, "blktrace", 1,
+                          ": offset 112: request of 2147483648 bytes, more "
+                          "than the limit of 1073741824");
+    }
+    /* merged by time: handed out after the earlier requests of both files,
+     * the error names the file it is in */
+    {
+        const struct rec cpu0[] = {qrec(10, 1), qrec(50, 1)};
+        const struct rec cpu1[] = {qrec(20, 2), big};
+        const char *paths[2] = {write_blktrace("m.blktrace.0", cpu0, 2, false),
+                                write_blktrace("m.blktrace.1", cpu1, 2, false)};
+        read_paths(paths, 2, "blktrace", 0, &r);
+        assert_int_equal(r.rc, -ZC_EFORMAT);
+        assert_int_equal(r.n, 2);
+        assert_message(r.msg, paths[1], ": offset 48: request of 2147483648");
+    }
+    /* the binary access stream: the offset of the record */
+    {
+        const char *p = zt_tmp_path("big.b.zca");
+        zc_access_writer *w;
+        zc_request q = {.time_ns = 1, .ino = 5, .length = 4096};
+        assert_int_equal(zc_access_writer_open(p, NULL, &w, NULL, 0), 0);
+        assert_int_equal(zc_access_write(w, &q), 0);
+        q.length = 2ull << 30;
+        assert_int_equal(zc_access_write(w, &q), 0);
+        assert_int_equal(zc_access_writer_close(w, NULL, 0), 0);
+        read_one(p, NULL, &r);
+        assert_int_equal(r.rc, -ZC_EFORMAT);
+        assert_int_equal(r.n, 1);
+        assert_message(r.msg, p, ": offset ");
+        assert_non_null(strstr(r.msg, ": request of 2147483648 bytes"));
+    }
+}
+
 /* Every prefix, and copies with random bytes changed, of every sample:
  * read to the end, the result is requests then 0 or one -ZC_EFORMAT. */
 static void test_truncated_and_mutated_input_never_crashes(void **state)
@@ -1318,6 +1394,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_bad_arguments_are_einval),
         cmocka_unit_test(test_errors_are_sticky_and_end_is_repeated),
         cmocka_unit_test(test_line_longer_than_the_buffer_is_an_error),
+        cmocka_unit_test(test_a_request_past_the_limit_names_its_place),
         cmocka_unit_test(test_truncated_and_mutated_input_never_crashes),
     };
 

@@ -407,7 +407,7 @@ static zc_replay_stats replay_file(const char *path, uint64_t pc_pages,
                                    zc_cache *zc, zc_content *content)
 {
     const char *paths[1] = {path};
-    zc_trace_options opt = {NULL, 4096};
+    zc_trace_options opt = {.page_size = 4096};
     zc_trace *t;
     zc_replay *r;
     zc_replay_stats st;

@@ -456,6 +456,17 @@ static void test_malformed_binary_streams_get_precise_errors(void **state)
         forge(p, 1, ok, r, sizeof(r));
         expect_error(p, "data after the end record");
     }
+    {
+        /* pc_hits 2^64-1 twice: the accesses they count overflow; the
+         * second record (byte 11) is refused */
+        static const unsigned char r[] = {8,    0xff, 0xff, 0xff, 0xff, 0xff,
+                                          0xff, 0xff, 0xff, 0xff, 1,    8,
+                                          0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                          0xff, 0xff, 0xff, 1,    0x7E, 2};
+        forge(p, 1, ok, r, sizeof(r));
+        expect_error(p, "byte 11 of its block: pc_hits");
+        expect_error(p, "2^64 - 1");
+    }
     zt_write_file(p, "", 0);
     expect_error(p, "empty file");
     zt_write_file(p, "hello, world\n", 13);
@@ -497,6 +508,12 @@ static void test_malformed_text_streams_name_the_line(void **state)
          "line 3: not a number: 'ahead'"},
         {"zct-text 1\ninit_fs 0\nget 0 1 2\nmeta a b\nend\n",
          "line 4: meta after"},
+        {"zct-text 1\npc_hits 18446744073709551615\n"
+         "pc_hits 18446744073709551615\nend\n",
+         "line 3: pc_hits 18446744073709551615: the stream's"},
+        {"zct-text 1\ninit_fs 0\npc_hits 18446744073709551614\n"
+         "get 0 1 2\nend\n",
+         "line 4: the stream's page-cache hits and ops add up"},
     };
     const char *p = zt_tmp_path("m.txt");
     (void)state;
@@ -871,6 +888,46 @@ static void test_writer_rejects_bad_ops(void **state)
     }
 }
 
+/* Counters are 64 bits: an op that would carry one past 2^64 - 1 is
+ * refused (the readers name the line or offset: see the malformed-stream
+ * tests), never wrapped into a small wrong number. */
+static void test_counts_past_64_bits_are_refused_not_wrapped(void **state)
+{
+    zc_op init = {.kind = ZC_OP_INIT_FS, .page_size = PS};
+    zc_op hits = {.kind = ZC_OP_PC_HITS, .count = UINT64_MAX};
+    zc_op one = {.kind = ZC_OP_PC_HITS, .count = 1};
+    zc_op get = {.kind = ZC_OP_GET, .key = zc_filekey_from_ino(1)};
+    zc_replay_stats st;
+    zc_ops_writer *w;
+    zc_player *pl;
+    (void)state;
+
+    assert_int_equal(zc_player_create(NULL, &pl), 0);
+    assert_int_equal(zc_player_op(pl, &init), 0);
+    hits.count = UINT64_MAX - 1;
+    assert_int_equal(zc_player_op(pl, &hits), 0);
+    assert_int_equal(zc_player_op(pl, &get), 0); /* UINT64_MAX accesses */
+    assert_int_equal(zc_player_op(pl, &one), -ZC_EINVAL);
+    assert_int_equal(zc_player_op(pl, &get), -ZC_EINVAL);
+    assert_int_equal(zc_player_stats_get(pl, &st), 0);
+    assert_true(st.accesses == UINT64_MAX);
+    assert_true(st.pc_hits == UINT64_MAX - 1);
+    assert_int_equal(st.disk_reads, 1);
+    zc_player_destroy(pl);
+
+    /* The writer merges pc_hits: a sum past 2^64 - 1 is refused. */
+    hits.count = UINT64_MAX;
+    for (int text = 0; text < 2; text++) {
+        zc_ops_writer_options o = {.text = text};
+        assert_int_equal(
+            zc_ops_writer_open(zt_tmp_path("w.zct"), &o, &w, NULL, 0), 0);
+        assert_int_equal(zc_ops_write(w, &hits), 0);
+        assert_int_equal(zc_ops_write(w, &one), -ZC_EINVAL);
+        assert_non_null(strstr(zc_ops_writer_error(w), "2^64 - 1"));
+        assert_int_equal(zc_ops_writer_close(w, NULL, 0), -ZC_EINVAL);
+    }
+}
+
 static void test_header_fields_survive_both_forms(void **state)
 {
     static const char meta[] = "source=/a path/with  blanks\nempty=\nn=3\n";
@@ -1019,6 +1076,7 @@ int main(void)
         cmocka_unit_test(test_player_verification_catches_foreign_data),
         cmocka_unit_test(test_a_saved_stream_replays_to_the_same_numbers),
         cmocka_unit_test(test_writer_rejects_bad_ops),
+        cmocka_unit_test(test_counts_past_64_bits_are_refused_not_wrapped),
         cmocka_unit_test(test_header_fields_survive_both_forms),
         cmocka_unit_test(test_a_stream_with_a_pack_reads_back_as_one_without),
         cmocka_unit_test(test_a_stream_needs_its_pack),

@@ -139,6 +139,35 @@ expect 1 "cannot write" "$sweep" --memory 4M --share 0,50 --plot "$tmp/p" \
 [ -L "$tmp/p.dat" ] || bad "sweep --plot removed a symlink"
 [ ! -e "$tmp/p.csv" ] || bad "sweep --plot left a partial p.csv"
 
+# Counts past 64 bits (issue 13, item 5): pc_hits of a .zct adding up past
+# 2^64 - 1 accesses are refused naming the line, not wrapped.
+printf 'zct-text 1\npc_hits 18446744073709551615\npc_hits 18446744073709551615\nend\n' \
+  >"$tmp/o.zct"
+expect 2 "o.zct: line 3: pc_hits 18446744073709551615: .* 2^64 - 1" \
+  "$replay" --zcache off "$tmp/o.zct"
+
+# One request longer than the limit (issue 13, item 7: 2^40 sectors kept
+# the replay walking pages for hours): refused at once naming the line, in
+# every text format; --max-request raises the limit.
+printf '0.0 0 0 8 1\n0.0 0 0 1099511627776 1\n' >"$tmp/big.disksim"
+printf '  8,0 0 1 0.000000001 1 Q R 0 + 1099511627776 [x]\n' >"$tmp/big.blkparse"
+printf '1,1,28,1125899906842624,0\n' >"$tmp/big.vscsi"
+for f in big.disksim big.blkparse big.vscsi; do
+  line=1
+  [ "$f" = big.disksim ] && line=2
+  expect 2 "$f:$line: request of .* bytes, more than the limit of 1073741824" \
+    timeout 60 "$replay" --zcache off "$tmp/$f"
+  expect 2 "$f:$line: request of" timeout 60 "$sweep" --page-cache 100 "$tmp/$f"
+done
+printf '0.0 0 0 4194304 1\n' >"$tmp/2g.disksim" # 2 GiB
+expect 2 "2g.disksim:1: request of 2147483648 bytes" "$replay" --zcache off \
+  "$tmp/2g.disksim"
+"$replay" --zcache off --max-request 2G "$tmp/2g.disksim" >"$tmp/out" 2>&1 ||
+  bad "--max-request 2G exited $?: $(cat "$tmp/out")"
+grep -q "^1 requests, 524288 page accesses" "$tmp/out" ||
+  bad "--max-request 2G: $(head -1 "$tmp/out")"
+expect 2 "max-request 0: want bytes" "$replay" --max-request 0 "$tmp/2g.disksim"
+
 # Device nodes (needs CAP_MKNOD): /dev/null-like and /dev/full-like.
 if mknod "$tmp/null" c 1 3 2>/dev/null && mknod "$tmp/full" c 1 7; then
   expect 2 "is not in it" "$replay" "${other[@]}" --page-cache 100 \

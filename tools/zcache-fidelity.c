@@ -621,7 +621,7 @@ static bool meta_u64(const char *key, uint64_t *v)
 static void open_access(void)
 {
     const char *paths[1] = {zca_path};
-    zc_trace_options topt = {NULL, 0};
+    zc_trace_options topt = {.format = NULL};
     char err[512];
     uint64_t v;
     int rc;

@@ -39,6 +39,7 @@
 struct opts {
     const char *format;
     size_t page_size;
+    uint64_t max_request; /* bytes; 0: the library's default */
     const char *page_cache; /* as given */
     uint64_t pc_pages;
     const char *zspec; /* NULL: off */
@@ -76,6 +77,11 @@ static void usage(FILE *f)
             "options:\n"
             "  --format NAME       trace format, or auto (default): see below\n"
             "  --page-size N       page size in bytes (default 4096)\n"
+            "  --max-request SIZE  refuse a trace request longer than SIZE "
+            "bytes (K/M/G/T;\n"
+            "                      default 1G: no device request comes near "
+            "it, and the\n"
+            "                      replay walks a request page by page)\n"
             "  --page-cache SIZE   page-cache capacity: pages, or bytes with "
             "K/M/G\n"
             "                      (default 64M); 'kernel': follow the "
@@ -267,6 +273,11 @@ static void parse_args(int argc, char **argv, struct opts *o)
                           v);
             o->page_size = ps;
             o->page_size_set = true;
+        } else if (strcmp(a, "--max-request") == 0) {
+            if (zc_parse_size(v, &o->max_request) < 0 || !o->max_request)
+                die_usage("--max-request %s: want bytes above 0, with "
+                          "K/M/G/T",
+                          v);
         } else if (strcmp(a, "--page-cache") == 0) {
             o->page_cache = v;
             o->page_cache_set = true;
@@ -1032,6 +1043,7 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
         return status;
     topt.format = o->format;
     topt.page_size = o->page_size;
+    topt.max_request = o->max_request;
     rc = zc_trace_open(o->traces, o->ntraces, &topt, &t, err, sizeof(err));
     if (rc) {
         fprintf(stderr, NAME ": %s\n", err);

@@ -213,7 +213,7 @@ static int access_begin(struct zc__tfile *f)
         return rc;
     f->pos += ZCA_FIXED + n + 4;
     f->acc.minor = (unsigned)(p[10] | p[11] << 8);
-    f->acc.mark = 0; /* the header, until a record is read */
+    f->rec_off = 0; /* the header, until a record is read */
     f->state = ZCA_S_RECORDS;
     return 0;
 }
@@ -299,7 +299,7 @@ static int record(struct zc__tfile *f, const unsigned char *p,
     }
     f->acc.clock += dt;
     f->acc.records++;
-    f->acc.mark = at;
+    f->rec_off = at;
     f->pos = (size_t)(p - f->buf);
     req->time_ns = f->acc.clock;
     return op == ZCA_RESIDENT || op == ZCA_SIZE ? 2 : 1;
@@ -319,7 +319,7 @@ static int access_next(struct zc__tfile *f, zc_request *req)
         if (rc)
             return rc;
         if (avail == 0)
-            return zc__tf_fail_at(f, f->acc.mark,
+            return zc__tf_fail_at(f, f->rec_off,
                                   "the stream ends without its end record "
                                   "(cut after the record or header here)");
         p = f->buf + f->pos;

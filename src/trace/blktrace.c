@@ -136,6 +136,7 @@ static int blktrace_next(struct zc__tfile *f, zc_request *req)
         req->time_ns = get64(p + 8, swap);
         req->dev = get32(p + 36, swap);
         req->write = (action & (BLK_TC_WRITE << BLK_TC_SHIFT)) != 0;
+        f->rec_off = at;
         return 1;
     }
 }

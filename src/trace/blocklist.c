@@ -87,6 +87,7 @@ static int binary_next(struct zc__tfile *f, zc_request *req, size_t size)
     for (size_t i = size; i-- > 0;)
         page = page << 8 | p[i];
     f->pos += size;
+    f->rec_off = at;
     return page_request(f, page, req, at);
 }
 

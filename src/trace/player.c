@@ -392,6 +392,12 @@ int zc_player_op(zc_player *p, const zc_op *op)
 
     if (!p || !op)
         return -ZC_EINVAL;
+    /* Every counter is at most accesses, or the ops played (which never
+     * reach 2^64): an op that could carry accesses past 2^64 - 1 is
+     * refused rather than let a counter wrap. */
+    if ((op->kind == ZC_OP_PC_HITS ? op->count : 1) >
+        UINT64_MAX - p->st.accesses)
+        return -ZC_EINVAL;
     if (op->kind == ZC_OP_PC_HITS) {
         zc__count_pc_hits(&p->st, op->count);
         return 0;

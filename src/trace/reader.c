@@ -38,6 +38,10 @@
  * Every file is opened and checked (it exists, is not a directory, and a
  * binary array's size is a multiple of its entry) when the trace is
  * opened, so a wrong path fails at once, not after a long replay.
+ * One rule holds for every format and is checked here, after the format's
+ * next(): a request spans at most max_request bytes (zc_trace_options; 1
+ * GiB by default), since the replay walks a request page by page and one
+ * line asking for 2^40 sectors would keep it busy for hours.
  * Errors are sticky: once zc_trace_next() failed it keeps returning that
  * error.  In a merge, a request already read is handed out before the
  * error of the file that follows it.  Heap memory is malloc's: a trace
@@ -89,6 +93,7 @@ static bool zstd_frame_at(const unsigned char *m)
 struct zc_trace {
     const struct zc__trace_format *fmt;
     size_t page_size;
+    uint64_t max_request; /* bytes one request may span */
     size_t nfiles;
     char **paths;
     struct zc__tfile *files;
@@ -787,6 +792,8 @@ int zc_trace_open(const char *const *paths, size_t npaths,
         return -ZC_ENOMEM;
     }
     t->page_size = opt && opt->page_size ? opt->page_size : 4096;
+    t->max_request = opt && opt->max_request ? opt->max_request
+                                             : ZC_TRACE_MAX_REQUEST_DEFAULT;
     if (strcmp(name, "auto") != 0) {
         t->fmt = find_format(name);
         if (!t->fmt) {
@@ -812,6 +819,26 @@ fail:
 
 /* ---- reading ---------------------------------------------------------- */
 
+/* The next request of file f, as the format's next(), and what holds for
+ * every format: a request no longer than max_request (the replay walks a
+ * request page by page, and one trace line could otherwise ask for hours of
+ * it).  The message names the request's line, or its record's offset. */
+#define TOO_LONG                                                               \
+    "request of %llu bytes, more than the limit of %llu bytes per request "    \
+    "(max_request)"
+
+static int read_request(zc_trace *t, struct zc__tfile *f, zc_request *req)
+{
+    int rc = t->fmt->next(f, req);
+    unsigned long long len = req->length, max = t->max_request;
+
+    if (rc != 1 || len <= max)
+        return rc;
+    if (f->line) /* a text format's */
+        return zc__tf_fail_line(f, TOO_LONG, len, max);
+    return zc__tf_fail_at(f, f->rec_off, TOO_LONG, len, max);
+}
+
 static int next_in_turn(zc_trace *t, zc_request *req)
 {
     while (t->cur < t->nfiles) {
@@ -826,7 +853,7 @@ static int next_in_turn(zc_trace *t, zc_request *req)
                 return rc;
         }
         *req = (zc_request){0};
-        rc = t->fmt->next(f, req);
+        rc = read_request(t, f, req);
         if (rc)
             return rc;
         tfile_close(f);
@@ -883,7 +910,7 @@ static int next_merged(zc_trace *t, zc_request *req)
     if (!t->primed) {
         for (i = 0; i < t->nfiles; i++) {
             t->ahead[i] = (zc_request){0};
-            rc = t->fmt->next(&t->files[i], &t->ahead[i]);
+            rc = read_request(t, &t->files[i], &t->ahead[i]);
             if (rc < 0)
                 return rc;
             if (rc == 0) {
@@ -900,7 +927,7 @@ static int next_merged(zc_trace *t, zc_request *req)
     i = t->heap[0];
     *req = t->ahead[i];
     t->ahead[i] = (zc_request){0};
-    rc = t->fmt->next(&t->files[i], &t->ahead[i]);
+    rc = read_request(t, &t->files[i], &t->ahead[i]);
     if (rc != 1) {
         if (rc < 0)
             t->pending = rc;

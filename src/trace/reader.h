@@ -24,7 +24,8 @@
  * the (decompressed) offset of buf[0], 0 <= pos <= end <= cap; eof is set
  * once the bytes are exhausted (read() returned 0, and for a compressed
  * file the last frame was complete); line counts the lines handed out so
- * far (the current line's number once one has been returned).  Compressed:
+ * far (the current line's number once one has been returned; 0 for binary
+ * formats, which keep rec_off instead).  Compressed:
  * zin[zin_pos..zin_end) are compressed bytes not yet decompressed, zin_off
  * the file offset of zin[0], frame_off the offset of the frame being
  * decompressed, and zret the decompressor's last result (0 between
@@ -70,6 +71,9 @@ struct zc__tfile {
     size_t pos, end;
     uint64_t buf_off;
     uint64_t line;
+    uint64_t rec_off; /* binary formats: the offset of the last record read
+                         (set by the format), which the messages about a
+                         request name once next() has returned it */
     bool eof;
     size_t page_size;     /* block lists: bytes per listed page; access
                              streams: the header's page_size */
@@ -79,7 +83,6 @@ struct zc__tfile {
     struct {              /* access streams' own, 0 when the file is opened */
         uint64_t clock;   /* time of the last record */
         uint64_t records; /* records read */
-        uint64_t mark;    /* offset (binary) of the last record */
         unsigned minor;   /* the binary form's minor version */
         struct zc__file_sizes sizes; /* the files' recorded sizes; freed
                                         when the file is closed */
@@ -145,7 +148,9 @@ struct zc__trace_format {
     int (*begin)(struct zc__tfile *f);
     /* The next request of the file: 1 and *req (zeroed by the caller);
      * 0 at its end; -ZC_E* with a message set through the zc__tf_fail_*
-     * helpers. */
+     * helpers.  Binary formats set f->rec_off to the request's record.
+     * What holds for every format (a request's length within the trace's
+     * max_request) reader.c checks after this. */
     int (*next)(struct zc__tfile *f, zc_request *req);
 };
 

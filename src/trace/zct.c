@@ -12,11 +12,13 @@
  * its header; the reader opens it with the stream and copies a pack
  * content into the ring as it would a raw one.  Every byte is checked: the
  * header and each block carry an Adler-32, varints may not overflow, lengths
- * and references must be in range, pools must be initialised before use.  A
- * stream that ends without its end record, or has bytes after it, is an error:
- * a truncated stream never passes for a short one.  Messages say "FILE: offset
- * N: what", N the offset of the header field or the block, with the record's
- * byte within the block's data when the fault is in one.
+ * and references must be in range, pools must be initialised before use,
+ * and the pc_hits counts plus the other ops may not pass 2^64 - 1 (a
+ * player's counters would wrap).  A stream that ends without its end
+ * record, or has bytes after it, is an error: a truncated stream never
+ * passes for a short one.  Messages say "FILE: offset N: what", N the
+ * offset of the header field or the block, with the record's byte within
+ * the block's data when the fault is in one.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -61,6 +63,26 @@ int zc__ops_meta_add(struct zc_ops_reader *r, const char *key,
     snprintf(m + r->meta_len, add, "%s=%s", key, value);
     r->meta = m;
     r->meta_len += add;
+    return 0;
+}
+
+#define TOO_MANY                                                               \
+    "the stream's page-cache hits and ops add up to more than 2^64 - 1 "       \
+    "accesses"
+
+int zc__ops_took(struct zc_ops_reader *r, const zc_op *op, const char *where)
+{
+    uint64_t n = op->kind == ZC_OP_PC_HITS ? op->count : 1;
+
+    /* Each op adds at most 1 to a counter, pc_hits n to four of them. */
+    if (n > UINT64_MAX - r->weight) {
+        if (op->kind == ZC_OP_PC_HITS)
+            return zc__ops_fail(r, -ZC_EFORMAT,
+                                "%spc_hits %" PRIu64 ": " TOO_MANY, where, n);
+        return zc__ops_fail(r, -ZC_EFORMAT, "%s" TOO_MANY, where);
+    }
+    r->weight += n;
+    r->nops++;
     return 0;
 }
 
@@ -590,16 +612,17 @@ static int binary_next(struct zc_ops_reader *r, zc_op *op)
         }
         if (rc)
             return rc;
-        if (op->kind != ZC_OP_PC_HITS) {
+        {
             char where[64];
             snprintf(where, sizeof(where),
                      "offset %" PRIu64 ", byte %zu of its block: ", r->blk_off,
                      at);
             rc = zc__ops_pool_check(r, op, where);
+            if (!rc)
+                rc = zc__ops_took(r, op, where);
             if (rc)
                 return rc;
         }
-        r->nops++;
         return 1;
     }
 }

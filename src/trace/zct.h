@@ -106,6 +106,9 @@ struct zc_ops_reader {
     size_t meta_len;
     uint8_t *inited; /* per stream pool: 1 once initialised */
     uint64_t nops;   /* op records read */
+    uint64_t weight; /* the pc_hits counts read, plus 1 for every other op:
+                        a bound on every counter a player makes of the
+                        stream, kept below 2^64 (zc__ops_took()) */
 
     /* binary */
     uint64_t file_off; /* of the next unread byte */
@@ -134,6 +137,12 @@ int zc__ops_fail(struct zc_ops_reader *r, int rc, const char *fmt, ...)
  * track it; 0 or -ZC_EFORMAT with a message. */
 int zc__ops_pool_check(struct zc_ops_reader *r, const zc_op *op,
                        const char *where);
+
+/* Count an op read (nops, weight), after every other check
+ * of it: 0, or -ZC_EFORMAT with a message if its pc_hits count, or the op
+ * itself, would carry the stream's accesses past 2^64 - 1 (a player's
+ * counters would wrap).  where: "line N: " or the record's offset. */
+int zc__ops_took(struct zc_ops_reader *r, const zc_op *op, const char *where);
 
 /* Add a header field; 0 or -ZC_ENOMEM. */
 int zc__ops_meta_add(struct zc_ops_reader *r, const char *key,

@@ -202,6 +202,18 @@ static const struct {
     {"pc_hits", ZC_OP_PC_HITS, 1},
 };
 
+/* The checks of an op parsed whole (its pool, the stream's count), and
+ * counting it: 1, or the error. */
+static int took(struct zc_ops_reader *r, const zc_op *op)
+{
+    char where[48];
+
+    snprintf(where, sizeof(where), "line %" PRIu64 ": ", r->lineno);
+    if (zc__ops_pool_check(r, op, where) || zc__ops_took(r, op, where))
+        return r->rc;
+    return 1;
+}
+
 static int parse_op(struct zc_ops_reader *r, char **tok, int ntok, zc_op *op)
 {
     size_t i;
@@ -235,8 +247,7 @@ static int parse_op(struct zc_ops_reader *r, char **tok, int ntok, zc_op *op)
             return r->rc;
         if (op->count == 0)
             return fail(r, "pc_hits of 0", NULL);
-        r->nops++;
-        return 1;
+        return took(r, op);
     }
     if (number(r, tok[1], ZCT_POOL_MAX - 1, &v))
         return r->rc;
@@ -276,14 +287,7 @@ static int parse_op(struct zc_ops_reader *r, char **tok, int ntok, zc_op *op)
         else
             return fail(r, "flag is write_miss or write_hit, not", tok[4]);
     }
-    {
-        char where[48];
-        snprintf(where, sizeof(where), "line %" PRIu64 ": ", r->lineno);
-        if (zc__ops_pool_check(r, op, where))
-            return r->rc;
-    }
-    r->nops++;
-    return 1;
+    return took(r, op);
 }
 
 int zc__ops_text_open(struct zc_ops_reader *r)

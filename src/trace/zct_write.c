@@ -515,6 +515,10 @@ int zc_ops_write(zc_ops_writer *w, const zc_op *op)
     if (w->rc)
         return w->rc;
     if (op->kind == ZC_OP_PC_HITS) {
+        if (op->count > UINT64_MAX - w->hits)
+            return wfail(w, -ZC_EINVAL,
+                         "pc_hits: merged with the ones before, more than "
+                         "2^64 - 1");
         w->hits += op->count;
         return 0;
     }
