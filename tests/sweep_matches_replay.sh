@@ -13,10 +13,10 @@ fields="accesses reads writes pc_hits zc_gets zc_hits disk_reads zc_puts zc_stor
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# Print the named fields of row $2 of a CSV file, in order (fields may be
-# quoted, with commas inside, as zcache specs are).
+# Print the named fields of row $2 of a CSV file $1, in order (fields may
+# be quoted, with commas inside, as zcache specs are): $3, or $fields.
 pick() {
-  awk -v want="$fields" -v row="$2" '
+  awk -v want="${3:-$fields}" -v row="$2" '
     function split_csv(line, f,   n, q, c, i, cur) {
       n = 0; q = 0; cur = ""
       for (i = 1; i <= length(line); i++) {
@@ -39,9 +39,8 @@ rows=$(( $(wc -l < "$tmp/sweep.csv") - 1 ))
 [ "$rows" -eq 10 ] || { echo "expected 10 rows, got $rows"; exit 1; }
 fail=0
 for r in $(seq 1 "$rows"); do
-  line=$(sed -n "$((r + 1))p" "$tmp/sweep.csv")
-  pc=${line%%,*}
-  spec=$(echo "$line" | cut -d'"' -f2)
+  pc=$(pick "$tmp/sweep.csv" "$r" page_cache_pages)
+  spec=$(pick "$tmp/sweep.csv" "$r" zcache_spec)
   "$replay" --format "$format" "${copt[@]}" --page-cache "$pc" \
     --zcache "$spec" --output csv "$trace" > "$tmp/one.csv"
   a=$(pick "$tmp/sweep.csv" "$r")
@@ -60,7 +59,7 @@ adapt=put=3us,get=700ns,epoch=256
   --adaptive --adapt "$adapt" --output csv "$trace" > "$tmp/split.csv"
 n=0
 for r in 1 2 3; do
-  share=$(sed -n "$((r + 1))p" "$tmp/split.csv" | awk -F'"' '{ split($3, f, ","); print f[3] }')
+  share=$(pick "$tmp/split.csv" "$r" share_percent)
   if [ "$share" = adaptive ]; then
     how=(--adaptive --adapt "$adapt")
   else

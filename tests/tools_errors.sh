@@ -111,7 +111,8 @@ once "a 16.7 M-row sweep"
 # overrides --capacity (was --capacity's in every row).
 "$sweep" --set capacity=2M,4M --capacity 1M --page-cache 500 --output csv \
   "$trace" >"$tmp/cap.csv" 2>"$tmp/err" || bad "sweep --set capacity: $(cat "$tmp/err")"
-got=$(awk -F'"' 'NR > 1 { split($3, f, ","); printf "%s ", f[2] }' "$tmp/cap.csv")
+# (the quoted fields: trace, content, zcache_spec; capacity_bytes follows)
+got=$(awk -F'"' 'NR > 1 { split($7, f, ","); printf "%s ", f[2] }' "$tmp/cap.csv")
 [ "$got" = "2097152 4194304 " ] ||
   bad "sweep --set capacity=2M,4M --capacity 1M: capacity_bytes $got"
 "$sweep" --set capacity=2M,4M --capacity 1M --page-cache 500 --output json \

@@ -55,4 +55,11 @@ void outfile_discard(outfile *of);
  *  "PROG: cannot write standard output: WHY" on stderr. */
 int outfile_stdout_close(const char *prog);
 
+/** s as a JSON string on f: quoted, '"' and the backslash escaped,
+ *  control characters as u00XX escapes. */
+void out_json_string(FILE *f, const char *s);
+
+/** s as a CSV field on f: quoted, '"' doubled. */
+void out_csv_string(FILE *f, const char *s);
+
 #endif

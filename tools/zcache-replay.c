@@ -452,32 +452,26 @@ static double ratio(uint64_t a, uint64_t b)
                     X(estimates) X(compress_ns_estimates) X(pools) X(objects) \
                         X(capacity_bytes) X(resizes) X(resize_evictions)
 
-/* A CSV field, quoted, quotes doubled; the traces of a run are one field
- * (first: open it; last: close it; between: a space). */
-static void csv_string(const char *s, bool first, bool last)
+/* The run's traces as one CSV field, separated by spaces. */
+static void csv_traces(const struct opts *o)
 {
-    printf("%s", first ? "\"" : " ");
-    for (; *s; s++)
-        if (*s == '"')
-            fputs("\"\"", stdout);
-        else
-            putchar(*s);
-    if (last)
-        putchar('"');
-}
+    size_t len = 1;
+    char *all;
 
-static void json_string(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            printf("\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            printf("\\u%04x", *s);
-        else
-            putchar(*s);
+    for (size_t i = 0; i < o->ntraces; i++)
+        len += strlen(o->traces[i]) + 1;
+    if (!(all = malloc(len))) {
+        fprintf(stderr, NAME ": out of memory\n");
+        exit(1);
     }
-    putchar('"');
+    all[0] = '\0';
+    for (size_t i = 0; i < o->ntraces; i++) {
+        if (i)
+            strcat(all, " ");
+        strcat(all, o->traces[i]);
+    }
+    out_csv_string(stdout, all);
+    free(all);
 }
 
 static const char *pages_str(uint64_t n)
@@ -496,22 +490,22 @@ static void output(const struct opts *o, const char *format,
         for (size_t i = 0; i < o->ntraces; i++) {
             if (i)
                 putchar(',');
-            json_string(o->traces[i]);
+            out_json_string(stdout, o->traces[i]);
         }
         printf("],\"format\":");
-        json_string(format);
+        out_json_string(stdout, format);
         printf(",\"page_size\":%zu,\"page_cache_pages\":%" PRIu64
                ",\"page_cache_follows_kernel\":%s,\"page_cache_model\":",
                o->page_size, o->pc_pages,
                o->follow_kernel ? "true" : "false");
-        json_string(o->model);
+        out_json_string(stdout, o->model);
         printf(",\"zcache_spec\":");
         if (o->zspec)
-            json_string(o->zspec);
+            out_json_string(stdout, o->zspec);
         else
             printf("null");
         printf(",\"content\":");
-        json_string(o->content);
+        out_json_string(stdout, o->content);
 #define J(f) printf(",\"" #f "\":%" PRIu64, r->f);
         REPLAY_FIELDS(J)
 #undef J
@@ -548,13 +542,12 @@ static void output(const struct opts *o, const char *format,
         for (int b = 0; b < ZC_HIST_BUCKETS; b++)
             printf(",zcache.compr_size_hist.%d", b);
         putchar('\n');
-        for (size_t i = 0; i < o->ntraces; i++)
-            csv_string(o->traces[i], i == 0, i + 1 == o->ntraces);
+        csv_traces(o);
         printf(",%s,%zu,%s,%s,", format, o->page_size,
                o->follow_kernel ? "kernel" : pages_str(o->pc_pages), o->model);
-        csv_string(o->zspec ? o->zspec : "off", true, true);
+        out_csv_string(stdout, o->zspec ? o->zspec : "off");
         putchar(',');
-        csv_string(o->content, true, true);
+        out_csv_string(stdout, o->content);
 #define V(f) printf(",%" PRIu64, r->f);
         REPLAY_FIELDS(V)
 #undef V

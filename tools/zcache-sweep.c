@@ -1043,6 +1043,27 @@ static struct cost cost_of(const struct job *j)
     return c;
 }
 
+/* What every row describes: its traces (one field, separated by spaces),
+ * their format (resolved: never "auto") and the content source. */
+static const char *trace_format = "";
+
+static const char *traces_joined(void)
+{
+    static char all[8192];
+    size_t at = 0;
+
+    for (size_t i = 0; i < o.ntraces; i++)
+        at += (size_t)snprintf(all + at, at < sizeof(all) ? sizeof(all) - at : 0,
+                               "%s%s", i ? " " : "", o.traces[i]);
+    return all;
+}
+
+static const char *content_name(void)
+{
+    return trace_format && !strcmp(trace_format, "zct") ? "(in the stream)"
+                                                         : o.content;
+}
+
 /* The page-cache model's name (a registered one: no escaping needed). */
 static const char *model_name(void)
 {
@@ -1051,8 +1072,8 @@ static const char *model_name(void)
 
 static void csv(FILE *f, const zc_mrc *mrc)
 {
-    fprintf(f, "page_cache_pages,page_cache_model,zcache_spec,capacity_bytes,"
-               "share_percent");
+    fprintf(f, "trace,format,content,page_cache_pages,page_cache_model,"
+               "zcache_spec,capacity_bytes,share_percent");
 #define H(x) fprintf(f, "," #x);
     FIELDS(H)
 #undef H
@@ -1064,6 +1085,10 @@ static void csv(FILE *f, const zc_mrc *mrc)
     for (size_t i = 0; i < njobs; i++) {
         const struct job *j = &jobs[i];
         struct cost c = cost_of(j);
+        out_csv_string(f, traces_joined());
+        fprintf(f, ",%s,", trace_format);
+        out_csv_string(f, content_name());
+        fputc(',', f);
         if (j->adaptive)
             fprintf(f, "%" PRIu64 ",%s,\"%s\",%" PRIu64 ",adaptive",
                     j->pc_pages, model_name(), j->spec, j->cap_bytes);
@@ -1106,11 +1131,15 @@ static void json(const zc_mrc *mrc)
     for (size_t i = 0; i < njobs; i++) {
         const struct job *j = &jobs[i];
         struct cost c = cost_of(j);
-        printf("%s\n {\"page_cache_pages\":%" PRIu64
+        printf("%s\n {\"trace\":", i ? "," : "");
+        out_json_string(stdout, traces_joined());
+        printf(",\"format\":\"%s\",\"content\":", trace_format);
+        out_json_string(stdout, content_name());
+        printf(",\"page_cache_pages\":%" PRIu64
                ",\"page_cache_model\":\"%s\""
                ",\"zcache_spec\":\"%s\",\"capacity_bytes\":%" PRIu64
                ",\"share_percent\":",
-               i ? "," : "", j->pc_pages, model_name(),
+               j->pc_pages, model_name(),
                j->spec[0] ? j->spec : "off", j->cap_bytes);
         if (j->adaptive)
             printf("null,\"adaptive\":true");
@@ -1464,6 +1493,7 @@ int main(int argc, char **argv)
             die(2, "%s", err);
         o.page_size = zc_ops_page_size(r);
         zc_ops_close(r);
+        trace_format = "zct";
     } else if (zc_mrc_create(&mrc)) {
         die(1, "%s", "out of memory");
     } else {
@@ -1477,6 +1507,7 @@ int main(int argc, char **argv)
         int rc;
         if (zc_trace_open(o.traces, o.ntraces, &to, &t, err, sizeof(err)))
             die(2, "%s", err);
+        trace_format = zc_trace_format(t);
         if (!o.content_set) {
             rc = trace_content_default(t, o.traces[0], spec, sizeof(spec));
             if (rc < 0)
