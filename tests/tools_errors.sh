@@ -242,5 +242,13 @@ fi
 expect 2 "mrc with --output csv" "$sweep" --page-cache 500 --mrc 100 \
   --output csv "$trace"
 
+# --memory 0 and --jobs 0 or -1 are refused, naming the option.
+expect 2 "memory 0: want at least a page" "$sweep" --memory 0 --share 0,50 \
+  "$trace"
+expect 2 "jobs 0: want worker threads" "$sweep" --jobs 0 --page-cache 500 \
+  "$trace"
+expect 2 "jobs -1: want worker threads" "$sweep" --jobs -1 --page-cache 500 \
+  "$trace"
+
 [ "$fail" = 0 ] && echo "tools_errors: ok"
 exit "$fail"

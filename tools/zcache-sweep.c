@@ -393,9 +393,13 @@ static void parse_args(int argc, char **argv)
             o.put_ns = p.put_ns;
             o.get_ns = p.get_ns;
         }
-        else if (!strcmp(a, "--jobs"))
-            o.jobs = atoi(v);
-        else if (!strcmp(a, "--page-size"))
+        else if (!strcmp(a, "--jobs")) {
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (end == v || *end || n < 1 || n > 64)
+                die(2, "--jobs %s: want worker threads, 1 to 64", v);
+            o.jobs = (int)n;
+        } else if (!strcmp(a, "--page-size"))
             o.page_size = (size_t)size_arg(v, false, "--page-size");
         else if (!strcmp(a, "--set")) {
             char *eq = strchr(v, '=');
@@ -417,6 +421,9 @@ static void parse_args(int argc, char **argv)
                      "table (--output json holds both)");
     if (o.jobs < 1)
         o.jobs = 1;
+    if (o.memory && (size_arg(o.memory, false, "--memory") == 0 ||
+                     size_arg(o.memory, false, "--memory") < o.page_size))
+        die(2, "--memory %s: want at least a page", o.memory);
     if (o.memory && !o.share_list && !o.adaptive)
         die(2, "%s", "--memory wants --share S1,S2,... or --adaptive");
     if (!o.memory && (o.share_list || o.adaptive))
