@@ -250,5 +250,13 @@ expect 2 "jobs 0: want worker threads" "$sweep" --jobs 0 --page-cache 500 \
 expect 2 "jobs -1: want worker threads" "$sweep" --jobs -1 --page-cache 500 \
   "$trace"
 
+# The last sector of the 64-bit byte range is a request; one more is not.
+printf '0.0 0 36028797018963967 1 1\n' >"$tmp/last.disksim"
+"$replay" --zcache off --format disksim "$tmp/last.disksim" >"$tmp/out" ||
+  bad "the last sector of the byte range was refused"
+printf '0.0 0 36028797018963967 2 1\n' >"$tmp/past.disksim"
+expect 2 "past.disksim:1: lba 36028797018963967 + 2 sectors is past" \
+  "$replay" --zcache off --format disksim "$tmp/past.disksim"
+
 [ "$fail" = 0 ] && echo "tools_errors: ok"
 exit "$fail"

@@ -423,7 +423,7 @@ bool zc__byte_span(uint64_t pos, uint64_t pos_unit, uint64_t count,
 
     if (__builtin_mul_overflow(pos, pos_unit, &off) ||
         __builtin_mul_overflow(count, count_unit, &len) ||
-        len > UINT64_MAX - off)
+        (len && len - 1 > UINT64_MAX - off)) /* its last byte is 2^64 - 1 */
         return false;
     *offset = off;
     *length = len;
