@@ -258,5 +258,11 @@ printf '0.0 0 36028797018963967 2 1\n' >"$tmp/past.disksim"
 expect 2 "past.disksim:1: lba 36028797018963967 + 2 sectors is past" \
   "$replay" --zcache off --format disksim "$tmp/past.disksim"
 
+# A first line longer than the sniff window says so.
+{ printf '0.0 0 0 8 1 '; head -c 70000 /dev/zero | tr '\0' x; echo; } \
+  >"$tmp/long.txt"
+expect 2 "long.txt: its first 65536 bytes hold no line end" "$replay" \
+  --zcache off "$tmp/long.txt"
+
 [ "$fail" = 0 ] && echo "tools_errors: ok"
 exit "$fail"

@@ -657,6 +657,13 @@ static int sniff(zc_trace *t)
     t->sniffed = true;
     if (t->fmt)
         return 0;
+    if (avail && !f->eof && !memchr(f->buf + f->pos, '\n', avail))
+        return set_err(t, -ZC_EFORMAT,
+                       "%s: its first %zu bytes hold no line end: a text "
+                       "format cannot be told from a first line that long, "
+                       "and no binary format matches (formats: %s; --format "
+                       "forces one)",
+                       f->path, avail, format_list(names, sizeof(names)));
     return set_err(t, -ZC_EFORMAT, "%s: %s (formats: %s; --format forces one)",
                    f->path,
                    avail ? "not a trace format this library recognises"
