@@ -358,7 +358,13 @@ int zt_tmpdir_setup(void **state)
     (void)state;
     snprintf(g_tmpdir, sizeof(g_tmpdir), "%s/%s_XXXXXX",
              base && *base ? base : "/tmp", name);
-    return mkdtemp(g_tmpdir) ? 0 : -1;
+    if (mkdtemp(g_tmpdir))
+        return 0;
+    /* cmocka only says the group setup failed: say why */
+    fprintf(stderr, "%s: cannot make a scratch directory %s: %s (set TMPDIR "
+                    "to a writable directory)\n",
+            name, g_tmpdir, strerror(errno));
+    return -1;
 }
 
 const char *zt_tmpdir(void)
