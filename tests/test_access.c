@@ -588,7 +588,8 @@ static void test_binary_format_errors_name_the_offset(void **state)
     b_op(&x, 0x7E, 1, U(1));
     expect_bytes_fail(&x, HLEN, "count past the cap");
 
-    /* the bytes' end, (index + count) * page_size, is below 2^64 */
+    /* the bytes' last, (index + count) * page_size - 1, is at most
+     * 2^64 - 1: the last page of the range is a page */
     b_header(&x, HDR);
     b_op(&x, 0x01, 5, U(1), U(1), U(5), (U(1) << 52) - 2, U(1));
     b_op(&x, 0x7E, 1, U(1));
@@ -598,6 +599,13 @@ static void test_binary_format_errors_name_the_offset(void **state)
     read_free(&r);
     b_header(&x, HDR);
     b_op(&x, 0x01, 5, U(1), U(1), U(5), (U(1) << 52) - 1, U(1));
+    b_op(&x, 0x7E, 1, U(1));
+    read_bytes(&x, &r);
+    assert_int_equal(r.rc, 0);
+    assert_int_equal(r.req[0].offset, UINT64_MAX - PAGE + 1);
+    read_free(&r);
+    b_header(&x, HDR);
+    b_op(&x, 0x01, 5, U(1), U(1), U(5), (U(1) << 52) - 1, U(2));
     b_op(&x, 0x7E, 1, U(1));
     expect_bytes_fail(&x, HLEN, "past the largest byte offset");
 

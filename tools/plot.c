@@ -9,7 +9,9 @@
 
 #include "plot.h"
 
-static const char *const terminals[PLOT_TERMINALS] = {"png", "svg"};
+/* pngcairo: dash types and anti-aliasing that libgd's png lacks */
+static const char *const terminals[PLOT_TERMINALS] = {"pngcairo", "svg"};
+static const char *const extensions[PLOT_TERMINALS] = {"png", "svg"};
 
 void plot_header(FILE *f, const char *prog, const char *prefix,
                  const char *data)
@@ -21,7 +23,17 @@ void plot_header(FILE *f, const char *prog, const char *prefix,
 void plot_terminal(FILE *f, const char *prefix, int i)
 {
     fprintf(f, "set terminal %s size 900,500\nset output '%s.%s'\n",
-            terminals[i], prefix, terminals[i]);
+            terminals[i], prefix, extensions[i]);
+}
+
+void plot_text(char *out, size_t n, const char *s)
+{
+    const char *base = strrchr(s, '/');
+
+    snprintf(out, n, "%s", base && base[1] ? base + 1 : s);
+    for (char *p = out; *p; p++)
+        if (*p == '\'' || *p == '\\' || *p == '\n' || *p == '\r')
+            *p = '_';
 }
 
 const char *plot_prefix_error(const char *prefix)

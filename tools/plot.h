@@ -22,9 +22,14 @@
 void plot_header(FILE *f, const char *prog, const char *prefix,
                  const char *data);
 
-/** Terminal i's lines: "set terminal png size 900,500" and "set output
+/** Terminal i's lines: "set terminal pngcairo size 900,500" and "set output
  *  'PREFIX.png'" (i = 0), the same for svg (i = 1). */
 void plot_terminal(FILE *f, const char *prefix, int i);
+
+/** s as text inside a script's quoted string, into out[n]: a path's last
+ *  component, with quotes, backslashes and line breaks as '_' (so that no
+ *  name can end the string and be read as a command). */
+void plot_text(char *out, size_t n, const char *s);
 
 /** What is wrong with PREFIX as a --plot prefix, or NULL: empty, or with
  *  a ' or a line break, which would end the script's quoted file names

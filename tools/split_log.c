@@ -45,8 +45,10 @@ int split_log_plot(const char *prog, const char *prefix, const char *title,
     char csv[1024], gp[1024];
     outfile oc = {0}, og = {0};
     const char *bad = csv;
+    char text[256];
     FILE *f;
 
+    plot_text(text, sizeof(text), title);
     if (snprintf(csv, sizeof(csv), "%s.csv", prefix) >= (int)sizeof(csv) ||
         snprintf(gp, sizeof(gp), "%s.gp", prefix) >= (int)sizeof(gp)) {
         fprintf(stderr, "%s: --plot %s: the name is too long\n", prog, prefix);
@@ -61,7 +63,7 @@ int split_log_plot(const char *prog, const char *prefix, const char *title,
     if (!(f = outfile_open(&og, gp)))
         goto fail;
     plot_header(f, prog, prefix, csv);
-    fprintf(f, "set datafile separator ','\nset key outside right\n"
+    fprintf(f, "set datafile separator ','\nset key below\n"
                "set grid\nset xlabel 'page accesses'\n"
                "set ylabel 'zcache share of memory (%%)'\n"
                "set yrange [0:100]\nset y2label 'disk reads per epoch'\n"
@@ -73,7 +75,7 @@ int split_log_plot(const char *prog, const char *prefix, const char *title,
                 "plot '%s' every ::1 using 1:4 with steps lw 2 "
                 "title 'zcache share', '' every ::1 using 1:14 axes x1y2 "
                 "with lines title 'disk reads'\n",
-                title, csv);
+                text, csv);
     }
     if (outfile_close(&og))
         goto fail;

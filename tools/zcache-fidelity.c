@@ -1332,7 +1332,6 @@ static const char *series_colour(size_t model_index, int mode)
 static void plot_curves(void)
 {
     char path[2][1100], title[256];
-    const char *name = strrchr(o.recording, '/');
     outfile of[2] = {{0}};
     int bad = 0;
     FILE *f;
@@ -1343,10 +1342,7 @@ static void plot_curves(void)
             (int)sizeof(path[1]))
         die(2, "--plot %s: the name is too long", o.plot);
     /* the recording's name in a quoted gnuplot string */
-    snprintf(title, sizeof(title), "%s", name ? name + 1 : o.recording);
-    for (char *p = title; *p; p++)
-        if (*p == '\'' || *p == '\\')
-            *p = '_';
+    plot_text(title, sizeof(title), o.recording);
     if (!(f = outfile_open(&of[0], path[0])))
         goto fail;
     fprintf(f, "# zcache hits against zcache capacity: the kernel stream "

@@ -858,8 +858,13 @@ static void add_job(uint64_t pc, const char *ops, const char *cap,
     j->pc_pages = pc;
     j->ops = ops;
     j->share = share;
-    snprintf(j->group, sizeof(j->group), "page cache %" PRIu64 "%s%s", pc,
-             *o.zbase ? ", " : "", o.zbase);
+    /* an op stream has its own page cache: the group is the stream's */
+    if (ops)
+        snprintf(j->group, sizeof(j->group), "the stream's page cache%s%s",
+                 *o.zbase ? ", " : "", o.zbase);
+    else
+        snprintf(j->group, sizeof(j->group), "page cache %" PRIu64 "%s%s", pc,
+                 *o.zbase ? ", " : "", o.zbase);
     if (!cap)
         return; /* no zcache */
     j->cap_bytes = size_arg(cap, false, "--capacity");
@@ -1286,7 +1291,7 @@ static void table(void)
 /* PREFIX.csv, PREFIX.dat and PREFIX.gp, then gnuplot if it is there. */
 static void plot(const zc_mrc *mrc)
 {
-    char path[3][1024], msg[1300];
+    char path[3][1024], msg[1300], name[256], mem[64];
     outfile out[3] = {{0}};
     int bad = 0;
     FILE *f;
@@ -1351,13 +1356,15 @@ static void plot(const zc_mrc *mrc)
     if (!(f = outfile_open(&out[2], path[2])))
         goto fail;
     plot_header(f, NAME, o.plot, path[1]);
-    fprintf(f, "set datafile commentschars '#'\nset key outside right\n"
+    plot_text(name, sizeof(name), o.traces[0]);
+    plot_text(mem, sizeof(mem), o.memory ? o.memory : "");
+    fprintf(f, "set datafile commentschars '#'\nset key below\n"
                "set grid\n");
     for (int t = 0; t < PLOT_TERMINALS; t++) {
         plot_terminal(f, o.plot, t);
         if (o.memory) {
             fprintf(f,
-                    "set title 'Memory split: %s, zcache share of it'\n"
+                    "set title '%s: memory split of %s, the zcache share'\n"
                     "set xlabel 'zcache share of memory (%%)'\n"
                     "set ylabel 'disk reads'\nset y2label 'hit rate (%% of "
                     "accesses)'\nset y2tics\n"
@@ -1367,7 +1374,7 @@ static void plot(const zc_mrc *mrc)
                     "title 'page cache', '' index 0 using 1:4 axes x1y2 with "
                     "lines title 'zcache', '' index 0 using 1:5 axes x1y2 with "
                     "lines title 'in memory'",
-                    o.memory, o.plot);
+                    name, mem, o.plot);
             if (ngroups > 1)
                 fprintf(f,
                         ", for [i=1:%zu] '' index i using 1:2 with lines lw 2 "
@@ -1377,16 +1384,17 @@ static void plot(const zc_mrc *mrc)
             fputc('\n', f);
         } else {
             fprintf(f,
-                    "set title 'Hit rate against zcache size'\n"
+                    "set title '%s: hit rate against zcache size'\n"
                     "set xlabel 'zcache capacity (MiB)'\n"
                     "set ylabel 'hits (%% of accesses)'\n"
                     "plot for [i=0:%zu] '%s.dat' index i using 1:4 with "
-                    "linespoints title columnheader(1).' (both tiers)', "
+                    "linespoints lw 2 lc i+1 title columnheader(1).' (both "
+                    "tiers)', "
                     "for [i=0:%zu] '' index i using 1:3 with lines dashtype 2 "
-                    "title columnheader(1).' (zcache)', "
+                    "lc i+1 title columnheader(1).' (zcache)', "
                     "for [i=0:%zu] '' index i using 1:2 with lines dashtype 3 "
-                    "title columnheader(1).' (page cache)'\n",
-                    ngroups ? ngroups - 1 : 0, o.plot,
+                    "lc i+1 title columnheader(1).' (page cache)'\n",
+                    name, ngroups ? ngroups - 1 : 0, o.plot,
                     ngroups ? ngroups - 1 : 0, ngroups ? ngroups - 1 : 0);
         }
     }
@@ -1411,7 +1419,9 @@ static void output(const zc_mrc *mrc)
                  njobs - nstatic > 1 ? i - nstatic + 1 : 0);
         if (njobs - nstatic == 1)
             snprintf(prefix, sizeof(prefix), "%s-adaptive", o.plot);
-        if (split_log_plot(NAME, prefix, jobs[i].spec, jobs[i].epochs,
+        char title[512];
+        snprintf(title, sizeof(title), "%s of memory", o.memory);
+        if (split_log_plot(NAME, prefix, title, jobs[i].epochs,
                            jobs[i].nepochs, o.page_size))
             exit(1);
     }
