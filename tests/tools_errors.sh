@@ -264,5 +264,11 @@ expect 2 "past.disksim:1: lba 36028797018963967 + 2 sectors is past" \
 expect 2 "long.txt: its first 65536 bytes hold no line end" "$replay" \
   --zcache off "$tmp/long.txt"
 
+# A --set value is checked on top of --zcache, as its rows are: zstd's
+# levels go past lzo's.
+"$sweep" --capacity 1M --zcache compressor=zstd --set level=1,19 \
+  --page-cache 500 "$trace" >/dev/null 2>"$tmp/err" ||
+  bad "--zcache compressor=zstd --set level=1,19: $(cat "$tmp/err")"
+
 [ "$fail" = 0 ] && echo "tools_errors: ok"
 exit "$fail"
