@@ -586,7 +586,7 @@ static void run_group(uint64_t pc_pages, struct job **group, size_t n,
                       zc_mrc *mrc)
 {
     zc_trace_options to = {.format = o.format, .page_size = o.page_size};
-    zc_content *content;
+    zc_content *content = NULL;
     zc_replay *r;
     zc_trace *t;
     zc_request q = {0};
