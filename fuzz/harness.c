@@ -354,7 +354,8 @@ static void check_message(const char *msg, const struct fuzz_file *files,
 
 static void check_request(const zc_request *req, const char *format)
 {
-    if (req->length == 0 || req->offset > UINT64_MAX - req->length)
+    /* its last byte is at most 2^64 - 1 (the end need not fit) */
+    if (req->length == 0 || req->length - 1 > UINT64_MAX - req->offset)
         fuzz_fail("%s: request offset %llu length %llu", format,
                   (unsigned long long)req->offset,
                   (unsigned long long)req->length);

@@ -348,8 +348,9 @@ static int check_request(struct zc_access_writer *w, const zc_request *req)
         return wfail(w, -ZC_EINVAL,
                      "request with inode 0 (an access stream holds files' "
                      "pages)");
+    /* the last byte at most 2^64 - 1, as the readers take it */
     if (req->length == 0 || req->offset % ps || req->length % ps ||
-        req->length > UINT64_MAX - req->offset)
+        req->length - 1 > UINT64_MAX - req->offset)
         return wfail(w, -ZC_EINVAL,
                      "request at %" PRIu64 " of %" PRIu64
                      " bytes is not whole pages of %" PRIu64 " below 2^64",
