@@ -98,7 +98,7 @@ l64=$(seq -s, 0 63)
 (
   # (not under AddressSanitizer, whose shadow memory needs far more
   # address space than any cap)
-  ldd "$sweep" 2>/dev/null | grep -q libasan || ulimit -v 2000000
+  grep -q __asan_init "$sweep" || ulimit -v 2000000
   timeout 120 "$sweep" --page-cache 0:63:1 --capacity 4K:256K:4K \
     --set accept_percent="$l64" --set hysteresis_percent="$l64" "$trace" \
     >"$tmp/out" 2>"$tmp/err"
