@@ -380,8 +380,12 @@ static int do_ra(struct zc__pcm *m, const struct zc__pcm_req *q, uint64_t cur,
         /* no more than the cache holds: the window's pages are locked
          * under I/O, and a readahead that finds no memory stops; the
          * page asked for is read all the same */
-        if (budget == 0 && index + i != cur)
+        if (budget == 0 && index + i != cur) {
+            if (index + i > cur)
+                break;            /* nothing more to read */
+            i = cur - index - 1; /* on to the page asked for */
             continue;
+        }
         if ((rc = read_in(m, q, cur, index + i, io, &n)))
             return rc;
         budget -= budget > 0;
