@@ -464,6 +464,22 @@ typedef struct zc_stats {
     uint64_t compr_size_hist[ZC_HIST_BUCKETS]; /* compressions by size */
 } zc_stats;
 
+/** Every scalar field of zc_stats, in declaration order, as X(name): the
+ *  one list that outputs iterate (a CSV column or JSON member each), so
+ *  that a new counter cannot be missing from one of them.  The library
+ *  checks at build time that the list covers the struct; compr_size_hist
+ *  (the array that ends it) is not in the list. */
+#define ZC_STATS_FIELDS(X)                                                     \
+    X(puts) X(stored_puts) X(succ_gets) X(failed_gets) X(invalidates)          \
+    X(evictions) X(replaced) X(exclusive_drops) X(stored_pages)                \
+    X(same_filled_pages) X(raw_pages) X(orig_data_size) X(compr_data_size)     \
+    X(mem_used_total) X(arena_bytes) X(meta_bytes) X(work_bytes)               \
+    X(reject_compress_poor) X(reject_nospace) X(reject_race) X(reject_full)    \
+    X(reject_inactive) X(raw_stored) X(dedup_hits) X(shared_pages)             \
+    X(frag_bytes) X(compress_ns) X(compress_ns_rejected) X(decompress_ns)      \
+    X(compactions) X(estimates) X(compress_ns_estimates) X(pools) X(objects)  \
+    X(capacity_bytes) X(resizes) X(resize_evictions)
+
 /** Fill *out with the cache's statistics (a consistent snapshot).
  *  Returns 0; -ZC_EINVAL on NULL. */
 ZC_API int zc_stats_get(const zc_cache *c, zc_stats *out);

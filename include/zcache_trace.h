@@ -350,6 +350,15 @@ typedef struct zc_replay_stats {
                                put with the "synth" source's bytes */
 } zc_replay_stats;
 
+/** Every field of zc_replay_stats, in declaration order, as X(name): the
+ *  one list outputs iterate (the library checks at build time that it
+ *  covers the struct). */
+#define ZC_REPLAY_STATS_FIELDS(X)                                              \
+    X(requests) X(accesses) X(reads) X(writes) X(pc_hits) X(zc_gets)          \
+    X(zc_hits) X(disk_reads) X(zc_puts) X(zc_stored) X(resident_hits)          \
+    X(pc_evictions) X(zc_wrong) X(zc_skipped) X(zc_probes) X(readahead)       \
+    X(synthetic)
+
 /* ------------------------------------------------------------------------
  * The cleancache op stream and its native format (.zct)
  * ------------------------------------------------------------------------ */

@@ -13,9 +13,33 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "cache.h"
+
+/* ZC_STATS_FIELDS (zcache.h) lists every scalar field of zc_stats in
+ * order, and nothing else follows but the histogram: checked here, so
+ * that a counter added to the struct and not to the list stops the
+ * build. */
+enum {
+#define ZC__IDX(f) zc__stats_idx_##f,
+    ZC_STATS_FIELDS(ZC__IDX)
+#undef ZC__IDX
+    zc__stats_nfields
+};
+#define ZC__AT(f)                                                              \
+    _Static_assert(offsetof(zc_stats, f) ==                                    \
+                       (size_t)zc__stats_idx_##f * sizeof(uint64_t),           \
+                   "ZC_STATS_FIELDS: " #f " is not where the list says");
+ZC_STATS_FIELDS(ZC__AT)
+#undef ZC__AT
+_Static_assert(offsetof(zc_stats, compr_size_hist) ==
+                   (size_t)zc__stats_nfields * sizeof(uint64_t),
+               "ZC_STATS_FIELDS misses a field of zc_stats");
+_Static_assert(sizeof(zc_stats) == offsetof(zc_stats, compr_size_hist) +
+                                       ZC_HIST_BUCKETS * sizeof(uint64_t),
+               "zc_stats has a field after compr_size_hist");
 
 int zc_stats_get(const zc_cache *cc, zc_stats *out)
 {

@@ -119,8 +119,9 @@ got=$(awk -F'"' 'NR > 1 { split($7, f, ","); printf "%s ", f[2] }' "$tmp/cap.csv
   bad "sweep --set capacity=2M,4M --capacity 1M: capacity_bytes $got"
 "$sweep" --set capacity=2M,4M --capacity 1M --page-cache 500 --output json \
   "$trace" >"$tmp/cap.json" 2>"$tmp/err"
-got=$(grep -o '"capacity_bytes":[0-9]*' "$tmp/cap.json" | tr '\n' ' ')
-[ "$got" = '"capacity_bytes":2097152 "capacity_bytes":4194304 ' ] ||
+got=$(grep -o '"capacity_bytes":[0-9]*,"share_percent"' "$tmp/cap.json" |
+  tr -dc '0-9\n' | tr '\n' ' ')
+[ "$got" = '2097152 4194304 ' ] ||
   bad "sweep --set capacity=2M,4M --output json: $got"
 
 # A failed run removes a regular --save-ops file it wrote ...

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "outfile.h"
+#include "statsout.h"
 #include "plot.h"
 #include "split_log.h"
 #include "trace_content.h"
@@ -412,46 +413,6 @@ static double ratio(uint64_t a, uint64_t b)
     return b ? (double)a / (double)b : 0.0;
 }
 
-/* The replay counters and the zcache statistics, in a fixed order shared
- * by the JSON and CSV outputs. */
-#define REPLAY_FIELDS(X)                                                       \
-    X(requests)                                                                \
-    X(accesses)                                                                \
-    X(reads)                                                                   \
-    X(writes)                                                                  \
-    X(pc_hits)                                                                 \
-    X(zc_gets)                                                                 \
-    X(zc_hits)                                                                 \
-    X(disk_reads)                                                              \
-    X(zc_puts)                                                                 \
-    X(zc_stored)                                                               \
-    X(resident_hits)                                                           \
-    X(pc_evictions) X(zc_wrong) X(zc_skipped) X(zc_probes) X(readahead)      \
-    X(synthetic)
-
-#define ZC_FIELDS(X)                                                           \
-    X(puts)                                                                    \
-    X(stored_puts)                                                             \
-    X(succ_gets)                                                               \
-    X(failed_gets)                                                             \
-    X(invalidates)                                                             \
-    X(evictions)                                                               \
-    X(replaced)                                                                \
-    X(exclusive_drops)                                                         \
-    X(stored_pages)                                                            \
-    X(same_filled_pages)                                                       \
-    X(raw_pages)                                                               \
-    X(orig_data_size)                                                          \
-    X(compr_data_size)                                                         \
-    X(mem_used_total)                                                          \
-    X(arena_bytes)                                                             \
-    X(meta_bytes) X(work_bytes) X(reject_compress_poor) X(reject_nospace)      \
-        X(reject_race) X(reject_full) X(reject_inactive) X(raw_stored)         \
-            X(dedup_hits) X(shared_pages) X(frag_bytes) X(compress_ns)         \
-                X(compress_ns_rejected) X(decompress_ns) X(compactions)        \
-                    X(estimates) X(compress_ns_estimates) X(pools) X(objects) \
-                        X(capacity_bytes) X(resizes) X(resize_evictions)
-
 /* The run's traces as one CSV field, separated by spaces. */
 static void csv_traces(const struct opts *o)
 {
@@ -506,41 +467,19 @@ static void output(const struct opts *o, const char *format,
             printf("null");
         printf(",\"content\":");
         out_json_string(stdout, o->content);
-#define J(f) printf(",\"" #f "\":%" PRIu64, r->f);
-        REPLAY_FIELDS(J)
-#undef J
+        out_replay_json(stdout, r);
         printf(",\"elapsed_s\":%.6f,\"accesses_per_s\":%.0f", secs,
                secs > 0 ? (double)r->accesses / secs : 0.0);
-        if (z) {
-            int first = 1;
-            printf(",\"zcache\":{");
-#define J(f)                                                                   \
-    printf("%s\"" #f "\":%" PRIu64, first ? "" : ",", z->f);                   \
-    first = 0;
-            ZC_FIELDS(J)
-#undef J
-            printf(",\"compr_size_hist\":[");
-            for (int b = 0; b < ZC_HIST_BUCKETS; b++)
-                printf("%s%" PRIu64, b ? "," : "", z->compr_size_hist[b]);
-            printf("]}");
-        } else {
-            printf(",\"zcache\":null");
-        }
+        out_zcache_json(stdout, z);
         printf("}\n");
         return;
     }
     if (strcmp(o->output, "csv") == 0) {
         printf("trace,format,page_size,page_cache_pages,page_cache_model,"
                "zcache_spec,content");
-#define H(f) printf("," #f);
-        REPLAY_FIELDS(H)
-#undef H
+        out_replay_csv_header(stdout);
         printf(",elapsed_s");
-#define H(f) printf(",zcache." #f);
-        ZC_FIELDS(H)
-#undef H
-        for (int b = 0; b < ZC_HIST_BUCKETS; b++)
-            printf(",zcache.compr_size_hist.%d", b);
+        out_zcache_csv_header(stdout);
         putchar('\n');
         csv_traces(o);
         printf(",%s,%zu,%s,%s,", format, o->page_size,
@@ -548,15 +487,9 @@ static void output(const struct opts *o, const char *format,
         out_csv_string(stdout, o->zspec ? o->zspec : "off");
         putchar(',');
         out_csv_string(stdout, o->content);
-#define V(f) printf(",%" PRIu64, r->f);
-        REPLAY_FIELDS(V)
-#undef V
+        out_replay_csv(stdout, r);
         printf(",%.6f", secs);
-#define V(f) printf(",%" PRIu64, z ? z->f : 0);
-        ZC_FIELDS(V)
-#undef V
-        for (int b = 0; b < ZC_HIST_BUCKETS; b++)
-            printf(",%" PRIu64, z ? z->compr_size_hist[b] : 0);
+        out_zcache_csv(stdout, z);
         printf("\n");
         return;
     }

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "outfile.h"
+#include "statsout.h"
 #include "plot.h"
 #include "split_log.h"
 #include "trace_content.h"
@@ -979,16 +980,6 @@ static void make_jobs(uint64_t rows)
 
 /* ---- output ------------------------------------------------------------- */
 
-#define FIELDS(X)                                                              \
-    X(accesses)                                                                \
-    X(reads)                                                                   \
-    X(writes)                                                                  \
-    X(pc_hits)                                                                 \
-    X(zc_gets)                                                                 \
-    X(zc_hits)                                                                 \
-    X(disk_reads)                                                              \
-    X(zc_puts) X(zc_stored) X(resident_hits) X(readahead) X(synthetic)
-
 static double pct(uint64_t a, uint64_t b)
 {
     return b ? 100.0 * (double)a / (double)b : 0.0;
@@ -1091,13 +1082,10 @@ static void csv(FILE *f, const zc_mrc *mrc)
 {
     fprintf(f, "trace,format,content,page_cache_pages,page_cache_model,"
                "zcache_spec,capacity_bytes,share_percent");
-#define H(x) fprintf(f, "," #x);
-    FIELDS(H)
-#undef H
-    fprintf(f, ",mrc_pc_hits,stored_pages,mem_used_total,compr_data_size,"
-               "frag_bytes,meta_bytes,evictions,reject_compress_poor,"
-               "reject_full,reject_inactive,raw_stored,dedup_hits,"
-               "compress_ms,wasted_ms,decompress_ms,cpu_ms,disk_latency_us,"
+    out_replay_csv_header(f);
+    fprintf(f, ",mrc_pc_hits");
+    out_zcache_csv_header(f);
+    fprintf(f, ",compress_ms,wasted_ms,decompress_ms,cpu_ms,disk_latency_us,"
                "saved_ms\n");
     for (size_t i = 0; i < njobs; i++) {
         const struct job *j = &jobs[i];
@@ -1113,19 +1101,11 @@ static void csv(FILE *f, const zc_mrc *mrc)
             fprintf(f, "%" PRIu64 ",%s,\"%s\",%" PRIu64 ",%.1f", j->pc_pages,
                     model_name(), j->spec[0] ? j->spec : "off", j->cap_bytes,
                     j->share);
-#define V(x) fprintf(f, ",%" PRIu64, j->st.x);
-        FIELDS(V)
-#undef V
-        fprintf(f,
-                ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                ",%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.3f,%.3f,%.1f,%.3f\n",
-                mrc ? zc_mrc_hits(mrc, j->pc_pages) : 0, j->zs.stored_pages,
-                j->zs.mem_used_total, j->zs.compr_data_size, j->zs.frag_bytes,
-                j->zs.meta_bytes, j->zs.evictions, j->zs.reject_compress_poor,
-                j->zs.reject_full, j->zs.reject_inactive, j->zs.raw_stored,
-                j->zs.dedup_hits, c.compress, c.wasted, c.decompress, c.cpu,
-                (double)o.disk_ns / 1e3, c.saved);
+        out_replay_csv(f, &j->st);
+        fprintf(f, ",%" PRIu64, mrc ? zc_mrc_hits(mrc, j->pc_pages) : 0);
+        out_zcache_csv(f, j->have_zs ? &j->zs : NULL);
+        fprintf(f, ",%.3f,%.3f,%.3f,%.3f,%.1f,%.3f\n", c.compress, c.wasted,
+                c.decompress, c.cpu, (double)o.disk_ns / 1e3, c.saved);
     }
 }
 
@@ -1162,23 +1142,15 @@ static void json(const zc_mrc *mrc)
             printf("null,\"adaptive\":true");
         else
             printf("%.1f,\"adaptive\":false", j->share);
-#define J(x) printf(",\"" #x "\":%" PRIu64, j->st.x);
-        FIELDS(J)
-#undef J
-        printf(",\"frag_bytes\":%" PRIu64 ",\"meta_bytes\":%" PRIu64
-               ",\"evictions\":%" PRIu64 ",\"reject_compress_poor\":%" PRIu64
-               ",\"reject_full\":%" PRIu64 ",\"reject_inactive\":%" PRIu64
-               ",\"raw_stored\":%" PRIu64 ",\"dedup_hits\":%" PRIu64,
-               j->zs.frag_bytes, j->zs.meta_bytes, j->zs.evictions,
-               j->zs.reject_compress_poor, j->zs.reject_full,
-               j->zs.reject_inactive, j->zs.raw_stored, j->zs.dedup_hits);
-        printf(",\"mrc_pc_hits\":%" PRIu64 ",\"stored_pages\":%" PRIu64
-               ",\"mem_used_total\":%" PRIu64 ",\"compr_data_size\":%" PRIu64
-               ",\"compress_ms\":%.3f,\"wasted_ms\":%.3f,\"decompress_ms\":%.3f"
-               ",\"cpu_ms\":%.3f,\"disk_latency_us\":%.1f,\"saved_ms\":%.3f}",
-               mrc ? zc_mrc_hits(mrc, j->pc_pages) : 0, j->zs.stored_pages,
-               j->zs.mem_used_total, j->zs.compr_data_size, c.compress,
-               c.wasted, c.decompress, c.cpu, (double)o.disk_ns / 1e3, c.saved);
+        out_replay_json(stdout, &j->st);
+        printf(",\"mrc_pc_hits\":%" PRIu64,
+               mrc ? zc_mrc_hits(mrc, j->pc_pages) : 0);
+        out_zcache_json(stdout, j->have_zs ? &j->zs : NULL);
+        printf(",\"compress_ms\":%.3f,\"wasted_ms\":%.3f,"
+               "\"decompress_ms\":%.3f,\"cpu_ms\":%.3f,"
+               "\"disk_latency_us\":%.1f,\"saved_ms\":%.3f}",
+               c.compress, c.wasted, c.decompress, c.cpu,
+               (double)o.disk_ns / 1e3, c.saved);
     }
     printf("\n]");
     if (o.mrc_list && mrc) {

@@ -40,6 +40,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,25 @@
 #include "pcm.h"
 #include "player.h"
 #include "zcache_trace.h"
+
+/* ZC_REPLAY_STATS_FIELDS (zcache_trace.h) lists every field of
+ * zc_replay_stats in order: checked here, so that a counter added to the
+ * struct and not to the list stops the build. */
+enum {
+#define ZC__IDX(f) zc__rstats_idx_##f,
+    ZC_REPLAY_STATS_FIELDS(ZC__IDX)
+#undef ZC__IDX
+    zc__rstats_nfields
+};
+#define ZC__AT(f)                                                              \
+    _Static_assert(offsetof(zc_replay_stats, f) ==                             \
+                       (size_t)zc__rstats_idx_##f * sizeof(uint64_t),          \
+                   "ZC_REPLAY_STATS_FIELDS: " #f " is not where the list says");
+ZC_REPLAY_STATS_FIELDS(ZC__AT)
+#undef ZC__AT
+_Static_assert(sizeof(zc_replay_stats) ==
+                   (size_t)zc__rstats_nfields * sizeof(uint64_t),
+               "ZC_REPLAY_STATS_FIELDS misses a field of zc_replay_stats");
 
 struct zc_replay {
     size_t page_size;

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# zcache-replay's rows say what they describe (issue 13, item 11): the CSV
-# names its trace, quoted as CSV quotes; JSON and CSV carry the zcache's
-# capacity_bytes, resizes, resize_evictions and size histogram, equal to
+# The tools' rows say what they describe (issue 13, item 11): the CSV
+# names its trace, quoted as CSV quotes; JSON and CSV carry every counter
+# of zc_replay_stats and zc_stats (read from the structs in the installed
+# headers, not from the tools' lists) and the size histogram, equal to
 # each other and to the text report's numbers.
-#   replay_outputs.sh REPLAY TRACES_DIR
+#   tool_outputs.sh REPLAY SWEEP SOURCE_DIR
 # The JSON is read with jq (scripts/deps.sh installs it); without it the
 # test is skipped (exit 77).
 set -uo pipefail
-replay=$1 traces=$2
+replay=$1 sweep=$2 src=$3 traces=$3/traces
 . "$(dirname "$0")/tool_test.sh"
 command -v jq >/dev/null || { echo "SKIP: jq is not installed"; exit 77; }
 cp "$traces/build-c.zca" "$tmp/a \"q\", b.zca"
@@ -51,4 +52,43 @@ done
 "$replay" --memory 8M --share 50 "$t" >"$tmp/r.txt" || bad "text run"
 grep -q '^zcache: *capacity 4194304 bytes at the end; the defaults' \
   "$tmp/r.txt" || bad "text: $(grep '^zcache:' "$tmp/r.txt")"
+
+# Every field of the structs, from the headers' declarations.
+fields_of() { # fields_of HEADER STRUCT: its uint64_t fields, one per line
+  awk -v s="typedef struct $2 {" '
+    index($0, s) == 1 { on = 1; next }
+    on && /^}/ { exit }
+    on && /^ *uint64_t / && !/\[/ { sub(/^ *uint64_t /, ""); sub(/;.*/, "")
+      n = split($0, v, /, */); for (i = 1; i <= n; i++) print v[i] }' "$1"
+}
+rfields=$(fields_of "$src/include/zcache_trace.h" zc_replay_stats)
+zfields=$(fields_of "$src/include/zcache.h" zc_stats)
+[ "$(echo "$rfields" | wc -l)" -ge 17 ] && [ "$(echo "$zfields" | wc -l)" -ge 30 ] ||
+  bad "the headers' fields were not found: $(echo $rfields) / $(echo $zfields)"
+"$sweep" --page-cache 500 --capacity 0,1M --output csv "$t" >"$tmp/s.csv" ||
+  bad "sweep csv run"
+"$sweep" --page-cache 500 --capacity 0,1M --output json "$t" >"$tmp/s.json" ||
+  bad "sweep json run"
+for out in r s; do
+  head -1 "$tmp/$out.csv" | tr , '\n' >"$tmp/$out.cols"
+  for f in $rfields; do
+    grep -qx "$f" "$tmp/$out.cols" || bad "$out.csv has no column $f"
+  done
+  for f in $zfields; do
+    grep -qx "zcache.$f" "$tmp/$out.cols" || bad "$out.csv has no column zcache.$f"
+  done
+done
+for f in $rfields; do
+  jq -e "has(\"$f\")" "$tmp/r.json" >/dev/null || bad "r.json has no $f"
+  jq -e "all(.[]; has(\"$f\"))" "$tmp/s.json" >/dev/null || bad "s.json has no $f"
+done
+for f in $zfields; do
+  jq -e ".zcache | has(\"$f\")" "$tmp/r.json" >/dev/null || bad "r.json has no zcache.$f"
+  jq -e ".[1].zcache | has(\"$f\")" "$tmp/s.json" >/dev/null ||
+    bad "s.json has no zcache.$f"
+done
+# The sweep's row without a zcache says so (null), the other is the cache's.
+jq -e '.[0].zcache == null and .[1].zcache.capacity_bytes == 1048576 and
+  .[1].capacity_bytes == 1048576 and (.[1].zcache.compr_size_hist | length) == 17' \
+  "$tmp/s.json" >/dev/null || bad "s.json zcache members: $(jq -c '[.[].zcache.capacity_bytes]' "$tmp/s.json")"
 exit $fail
