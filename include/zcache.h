@@ -224,6 +224,13 @@ ZC_API int zc_config_parse(zc_config *cfg, const char *spec);
 ZC_API int zc_config_parse_error(zc_config *cfg, const char *spec, char *err,
                                  size_t errlen);
 
+/** The keys zc_config_parse() takes, in the order zc_config_format()
+ *  writes them: the i-th key's name (NULL past the last) and a one-line
+ *  description for help texts.  The defaults are zc_config_default()'s,
+ *  as zc_config_format() writes them. */
+ZC_API const char *zc_config_key_name(size_t i);
+ZC_API const char *zc_config_key_doc(size_t i);
+
 /** Parse a size: a decimal number, optionally with a K, M, G or T suffix
  *  (powers of 1024, optionally followed by "iB" or "B").  Returns 0 for a
  *  plain number, 1 if a suffix was given (so tools can read a plain number

@@ -528,10 +528,16 @@ ZC_API void zc_player_destroy(zc_player *p);
 
 typedef struct zc_replay zc_replay;
 
+/** The largest page cache a replay models, in pages (2^31 - 2: a model
+ *  names its pages by 31-bit indexes; 8 TiB of 4 KiB pages).  The tools
+ *  refuse larger --page-cache and --memory values with this number. */
+#define ZC_REPLAY_PAGES_MAX 0x7FFFFFFEu
+
 /**
  * A replay: a page cache of pc_pages pages (LRU) in front of the cache zc
  * (NULL: no zcache; then content may be NULL too).  Neither zc nor content
- * is owned.  Returns 0; -ZC_EINVAL; -ZC_ENOMEM.
+ * is owned.  Returns 0; -ZC_EINVAL (pc_pages above ZC_REPLAY_PAGES_MAX
+ * among others); -ZC_ENOMEM.
  */
 ZC_API int zc_replay_create(uint64_t pc_pages, size_t page_size, zc_cache *zc,
                             zc_content *content, zc_replay **out);
@@ -628,6 +634,11 @@ typedef struct zc_adapt_options {
  */
 ZC_API int zc_adapt_options_parse(zc_adapt_options *opt, const char *spec,
                                   char *err, size_t errlen);
+
+/** The keys zc_adapt_options_parse() takes: the i-th key's name (NULL
+ *  past the last) and a one-line description with its default. */
+ZC_API const char *zc_adapt_key_name(size_t i);
+ZC_API const char *zc_adapt_key_doc(size_t i);
 
 /** One epoch of an adaptive replay. */
 typedef struct zc_adapt_epoch {

@@ -9,18 +9,18 @@
 # recording's pack).  Hits and disk reads are exact; cpu_ms is
 # measured and varies from run to run.
 # Usage: scripts/compare-backends.sh [CAPACITY] (default 1M); needs a
-# Release build in build/ (scripts/run.sh makes one).
+# Release build in build/, or in $ZC_BUILD (scripts/run.sh makes one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cap=${1:-1M}
-sweep=build/tools/zcache-sweep
-[ -x $sweep ] || { echo "build first: bash scripts/run.sh" >&2; exit 2; }
+sweep=${ZC_BUILD:-build}/tools/zcache-sweep
+[ -x "$sweep" ] || { echo "build first: bash scripts/run.sh" >&2; exit 2; }
 # The table rows of one sweep (no header, no notes), after a note of what
 # every row shares.
 rows() {
   local base=$1
   shift
-  $sweep "$@" | awk -v base="$base" '$1 == "-" || $1 ~ /^[0-9]+$/ {
+  "$sweep" "$@" | awk -v base="$base" '$1 == "-" || $1 ~ /^[0-9]+$/ {
     label = base
     for (i = 2; i <= NF - 10; i++) label = label (label == "" ? "" : " ") $i
     printf "%-40s", label

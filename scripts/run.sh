@@ -10,31 +10,36 @@
 # build/plots/ when gnuplot is installed (its scripts are written there
 # either way).
 # `run.sh --bench [ARGS]` runs the core benchmark on this system's files
-# instead (build/bench/zc-bench-core --help).
+# instead (build/bench/zc-bench-core --help); `run.sh --configure-only`
+# stops after configuring.  ZC_BUILD=DIR builds in DIR instead of build/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
-# A build/ configured already keeps its settings (its tests stay built and
-# listed for ctest); a new one is Release, without the tests.
-if [ -f build/CMakeCache.txt ]; then
-  cmake -S . -B build >/dev/null
+b=${ZC_BUILD:-build}
+export ZC_BUILD=$b
+# A build directory configured already keeps its settings (its tests stay
+# built and listed for ctest: tests/run_sh_build.sh checks it); a new one
+# is Release, without the tests.
+if [ -f "$b/CMakeCache.txt" ]; then
+  cmake -S . -B "$b" >/dev/null
 else
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DZC_BUILD_TESTS=OFF >/dev/null
+  cmake -S . -B "$b" -DCMAKE_BUILD_TYPE=Release -DZC_BUILD_TESTS=OFF >/dev/null
 fi
-grep -q '^CMAKE_BUILD_TYPE:STRING=Release$' build/CMakeCache.txt ||
-  echo "run.sh: build/ is not a Release build: its CPU times are not" \
-    "comparable (rm -rf build for a Release one)" >&2
-cmake --build build -j"$(nproc)" >/dev/null
+grep -q '^CMAKE_BUILD_TYPE:STRING=Release$' "$b/CMakeCache.txt" ||
+  echo "run.sh: $b/ is not a Release build: its CPU times are not" \
+    "comparable (rm -rf $b for a Release one)" >&2
+[ "${1:-}" = --configure-only ] && exit 0
+cmake --build "$b" -j"$(nproc)" >/dev/null
 if [ "${1:-}" = --bench ]; then
   shift
-  exec build/bench/zc-bench-core "$@"
+  exec "$b/bench/zc-bench-core" "$@"
 fi
 
 # Fixed CPU prices for the cost model's columns, so the published tables
 # do not move with the machine's load: LZO's thread CPU time per put and
 # per zcache hit measured on this project's machine kind (README: Sweeps).
-sweep="build/tools/zcache-sweep --cpu-price put=6us,get=7us"
-mkdir -p build/plots
+sweep=("$b/tools/zcache-sweep" --cpu-price put=6us,get=7us)
+mkdir -p "$b/plots"
 # The kernel's median resident page count of the traced file system, from
 # the recording's .info: the page cache the kernel actually gave the files.
 resident_median() {
@@ -46,12 +51,12 @@ for info in traces/*.info; do
   echo "== $name: what the programs asked for (traces/$name.zca) through"
   echo "   libzcache's page cache of $pc pages (the kernel's median resident"
   echo "   count), then a zcache of 0 to 4 MiB; contents from traces/$name.zcp"
-  $sweep --page-cache "$pc" --capacity 0,256K,1M,4M \
-    --plot "build/plots/$name-access" "traces/$name.zca" 2>/dev/null
+  "${sweep[@]}" --page-cache "$pc" --capacity 0,256K,1M,4M \
+    --plot "$b/plots/$name-access" "traces/$name.zca" 2>/dev/null
   echo
   echo "== $name: the kernel's own page-cache stream (traces/$name.kernel.zct),"
   echo "   zcache of 0 to 4 MiB"
-  $sweep --capacity 0,256K,1M,4M --plot "build/plots/$name" \
+  "${sweep[@]}" --capacity 0,256K,1M,4M --plot "$b/plots/$name" \
     "traces/$name.kernel.zct" 2>/dev/null
   echo
 done
@@ -60,22 +65,22 @@ echo "   models, beside the kernel's own stream of the same run (README:"
 echo "   Fidelity)"
 for info in traces/*.info; do
   name=$(basename "$info" .info)
-  build/tools/zcache-fidelity --plot "build/plots/$name-fidelity" "traces/$name"
+  "$b/tools/zcache-fidelity" --plot "$b/plots/$name-fidelity" "traces/$name"
   echo
 done
 echo "== sqlite-oltp: 8 MiB of memory split between the page cache and the"
 echo "   zcache (the access stream through libzcache's model, real contents):"
 echo "   static shares, then the adaptive controller moving the split as the"
 echo "   trace runs (its split over time in"
-echo "   build/plots/sqlite-oltp-split-adaptive.csv)"
-$sweep --memory 8M --share 0:100:10 --adaptive \
-  --plot build/plots/sqlite-oltp-split traces/sqlite-oltp.zca 2>/dev/null
+echo "   $b/plots/sqlite-oltp-split-adaptive.csv)"
+"${sweep[@]}" --memory 8M --share 0:100:10 --adaptive \
+  --plot "$b/plots/sqlite-oltp-split" traces/sqlite-oltp.zca 2>/dev/null
 echo
 echo "== back-ends compared: each kernel stream into a 1 MiB zcache, one choice"
 echo "   changed at a time (scripts/compare-backends.sh; README: Back-ends compared)"
 bash scripts/compare-backends.sh 1M
 if command -v gnuplot >/dev/null; then
-  echo "plots: build/plots/*.png and *.svg"
+  echo "plots: $b/plots/*.png and *.svg"
 else
-  echo "plots: gnuplot is not installed; the scripts are in build/plots/*.gp"
+  echo "plots: gnuplot is not installed; the scripts are in $b/plots/*.gp"
 fi

@@ -137,6 +137,63 @@ static void trim(char **s)
     *s = b;
 }
 
+/* The keys of a spec, in the order zc_config_format() writes them, with
+ * one line each for help texts (zc_config_key_name/doc()): the list that
+ * tools print and the unknown-key message names.  A key added to apply()
+ * goes here too; test_config checks that every key here parses and that
+ * zc_config_format() writes exactly these. */
+static const struct {
+    const char *name, *doc;
+} keys[] = {
+    {"capacity", "the arena's budget, bytes with K/M/G/T (alias "
+                 "capacity_bytes; at most 15G; 0: same-filled pages only)"},
+    {"page_size", "bytes per page: a power of two, 512 to 65536"},
+    {"compressor", "a compressor back-end (the list of back-ends)"},
+    {"level", "the compressor's level; 0: its default"},
+    {"allocator", "an allocator back-end (the list of back-ends)"},
+    {"policy", "a replacement-policy back-end (the list of back-ends)"},
+    {"accept_percent", "store a page only if it compresses to at most this "
+                       "% of a page (50: zcache's half-size rule)"},
+    {"store_raw", "keep pages above accept_percent uncompressed instead of "
+                  "rejecting them (zram's choice)"},
+    {"hysteresis_percent", "0: evict as needed; 1-100: once full, evict down "
+                           "to this % and reject the put (zswap)"},
+    {"active_only", "admit only pages re-referenced in the page cache "
+                    "(ZC_PUT_ACTIVE)"},
+    {"dedup", "pages of identical content share one stored copy"},
+    {"same_filled", "keep pages of one repeated 64-bit word with no arena "
+                    "space"},
+    {"exclusive_gets", "a hit on a private pool removes the copy"},
+};
+
+const char *zc_config_key_name(size_t i)
+{
+    return i < sizeof(keys) / sizeof(keys[0]) ? keys[i].name : NULL;
+}
+
+const char *zc_config_key_doc(size_t i)
+{
+    return i < sizeof(keys) / sizeof(keys[0]) ? keys[i].doc : NULL;
+}
+
+/* "unknown key 'K' (keys: a, b, ...)" from the table. */
+static void unknown_key(const char *key, char *err, size_t errlen)
+{
+    size_t at;
+
+    snprintf(err, errlen, "unknown key '%s' (keys:", key);
+    for (size_t i = 0; keys[i].name && i < sizeof(keys) / sizeof(keys[0]);
+         i++) {
+        at = strlen(err);
+        if (at + 1 >= errlen)
+            break;
+        snprintf(err + at, errlen - at, "%s %s", i ? "," : "", keys[i].name);
+    }
+    at = strlen(err);
+    if (at + 1 < errlen)
+        snprintf(err + at, errlen - at, ")");
+}
+
 /* The boolean field a key names, or NULL. */
 static bool *bool_field(zc_config *cfg, const char *key)
 {
@@ -227,12 +284,7 @@ static int apply(zc_config *cfg, char *key, char *val, char *err, size_t errlen,
             goto unknown_backend;
         cfg->policy = o->name;
     } else {
-        snprintf(err, errlen,
-                 "unknown key '%s' (keys: capacity, page_size, compressor, "
-                 "level, allocator, policy, accept_percent, store_raw, "
-                 "hysteresis_percent, active_only, dedup, same_filled, "
-                 "exclusive_gets)",
-                 key);
+        unknown_key(key, err, errlen);
         return -1;
     }
     return 0;

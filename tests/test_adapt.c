@@ -397,6 +397,25 @@ static void test_options_parse_and_name_what_is_wrong(void **st)
                      -ZC_EINVAL);
     assert_int_equal(zc_adapt_options_parse(&o, "start=101", err, sizeof(err)),
                      -ZC_EINVAL);
+    /* The key list that help texts print is the parser's: every listed
+     * key takes a value, and the unknown-key message names each. */
+    assert_int_equal(zc_adapt_options_parse(&o, "color=red", err, sizeof(err)),
+                     -ZC_EINVAL);
+    size_t n = 0;
+    for (; zc_adapt_key_name(n); n++) {
+        char spec[64], e2[256];
+        const char *k = zc_adapt_key_name(n);
+        assert_non_null(strstr(err, k));
+        assert_true(strlen(zc_adapt_key_doc(n)) > 10);
+        snprintf(spec, sizeof(spec), "%s=1", k);
+        if (zc_adapt_options_parse(&o, spec, e2, sizeof(e2))) {
+            snprintf(spec, sizeof(spec), "%s=1us", k);
+            assert_int_equal(zc_adapt_options_parse(&o, spec, e2, sizeof(e2)),
+                             0);
+        }
+    }
+    assert_int_equal(n, 10);
+    assert_null(zc_adapt_key_doc(n));
 }
 
 /* File-keyed requests (several inodes of two file systems on the same

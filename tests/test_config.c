@@ -614,6 +614,40 @@ static void test_format_leaves_out_the_mem_hook(void **state)
     assert_string_equal(a, b);
 }
 
+/* The key list that help texts print is the parser's: every listed key
+ * parses (with the value zc_config_format() writes for it), the format
+ * writes exactly the listed keys in order, and the unknown-key message
+ * names each. */
+static void test_key_list_is_what_parse_and_format_take(void **state)
+{
+    (void)state;
+    zc_config cfg = zc_config_default();
+    char buf[512], spec[128], err[512];
+    char *item, *save = NULL;
+    size_t i = 0;
+
+    assert_true(zc_config_format(&cfg, buf, sizeof(buf)) > 0);
+    for (item = strtok_r(buf, ",", &save); item;
+         item = strtok_r(NULL, ",", &save), i++) {
+        const char *name = zc_config_key_name(i);
+        assert_non_null(name);
+        assert_non_null(zc_config_key_doc(i));
+        assert_true(strlen(zc_config_key_doc(i)) > 10);
+        assert_int_equal(strncmp(item, name, strlen(name)), 0);
+        assert_int_equal(item[strlen(name)], '=');
+        snprintf(spec, sizeof(spec), "%s", item);
+        assert_int_equal(zc_config_parse_error(&cfg, spec, err, sizeof(err)),
+                         0);
+    }
+    assert_null(zc_config_key_name(i));
+    assert_null(zc_config_key_doc(i));
+    assert_int_equal(zc_config_parse_error(&cfg, "nosuchkey=1", err,
+                                           sizeof(err)),
+                     -ZC_EINVAL);
+    for (i = 0; zc_config_key_name(i); i++)
+        assert_non_null(strstr(err, zc_config_key_name(i)));
+}
+
 static void test_format_null_config_is_einval(void **state)
 {
     (void)state;
@@ -1035,6 +1069,7 @@ int main(void)
         cmocka_unit_test(test_parse_keeps_keys_before_the_bad_one),
         cmocka_unit_test(test_format_round_trips_through_parse),
         cmocka_unit_test(test_format_leaves_out_the_mem_hook),
+        cmocka_unit_test(test_key_list_is_what_parse_and_format_take),
         cmocka_unit_test(test_format_null_config_is_einval),
         cmocka_unit_test(test_create_rejects_invalid_page_sizes),
         cmocka_unit_test(test_create_rejects_capacity_above_max),

@@ -253,6 +253,21 @@ expect 2 "jobs 0: want worker threads" "$sweep" --jobs 0 --page-cache 500 \
 expect 2 "jobs -1: want worker threads" "$sweep" --jobs -1 --page-cache 500 \
   "$trace"
 
+# A page cache larger than a replay models: refused, naming the option
+# and the limit.  One that fits the model but not memory: exit 1, naming
+# the option (the memory cap makes "not memory" the same on any machine;
+# not under AddressSanitizer, whose shadow memory needs more).
+for t in "$replay" "$sweep"; do
+  expect 2 "page-cache 64T: more than the 2147483646 pages a replay models" \
+    "$t" --page-cache 64T "$trace"
+  expect 2 "memory 64T: more than the 2147483646 pages" \
+    "$t" --memory 64T --share 10 "$trace"
+  if ! grep -q __asan_init "$t"; then
+    (ulimit -v 2000000; expect 1 "page-cache.*a page cache of 1073741824 pages" \
+      "$t" --page-cache 4T "$trace"; exit $fail) || fail=1
+  fi
+done
+
 # The last sector of the 64-bit byte range is a request; one more is not.
 printf '0.0 0 36028797018963967 1 1\n' >"$tmp/last.disksim"
 "$replay" --zcache off --format disksim "$tmp/last.disksim" >"$tmp/out" ||

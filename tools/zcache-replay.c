@@ -67,6 +67,23 @@ struct opts {
     bool follow_kernel;    /* --page-cache kernel */
 };
 
+/* The --zcache and --adapt keys, from the library's own lists. */
+static void help_keys(FILE *f)
+{
+    zc_config def = zc_config_default();
+    char buf[512];
+
+    fprintf(f, "\n--zcache keys (KEY=VALUE,...):\n");
+    for (size_t i = 0; zc_config_key_name(i); i++)
+        fprintf(f, "  %-19s %s\n", zc_config_key_name(i),
+                zc_config_key_doc(i));
+    zc_config_format(&def, buf, sizeof(buf));
+    fprintf(f, "  defaults: %s\n", buf);
+    fprintf(f, "\n--adapt keys (KEY=VALUE,...):\n");
+    for (size_t i = 0; zc_adapt_key_name(i); i++)
+        fprintf(f, "  %-19s %s\n", zc_adapt_key_name(i), zc_adapt_key_doc(i));
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -127,17 +144,9 @@ static void usage(FILE *f)
             "M, or\n"
             "  --adaptive            a controller that moves the boundary "
             "as it runs\n"
-            "  --adapt SPEC        the controller's options (implies "
-            "--adaptive): disk,\n"
-            "                      put, get (costs: e.g. 100us; put/get "
-            "default: measured),\n"
-            "                      steps=20, epoch (accesses; default "
-            "max(64, pages of M / 8)),\n"
-            "                      decay (%% kept per epoch; default: the "
-            "history's weight\n"
-            "                      halves each time M's pages turn over), "
-            "probe=16, start=0 (%%),\n"
-            "                      ghosts=16\n"
+            "  --adapt SPEC        the controller's options, KEY=V,... "
+            "(implies --adaptive):\n"
+            "                      see below\n"
             "  --disk-latency T    a disk read's cost for the controller: "
             "100us, 8ms, ... or\n"
             "                      hdd (8ms), ssd (100us, the default), nvme "
@@ -171,11 +180,7 @@ static void usage(FILE *f)
             fprintf(f, "  %-10s %-10s %s\n", kinds[k],
                     zc_backend_name((zc_backend_kind)k, i),
                     zc_backend_doc((zc_backend_kind)k, i));
-    fprintf(f, "  other --zcache keys: capacity, page_size, level (the "
-               "compressor's; 0 default),\n"
-               "  accept_percent, store_raw, hysteresis_percent, "
-               "active_only, dedup, same_filled,\n"
-               "  exclusive_gets (include/zcache.h, zc_config)\n");
+    help_keys(f);
     fprintf(f, "\nexit status: 0 done, 2 bad arguments or bad input, 1 "
                "other failure\n");
 }
@@ -185,6 +190,16 @@ static void die_usage(const char *fmt, const char *what)
     fprintf(stderr, NAME ": ");
     fprintf(stderr, fmt, what);
     fprintf(stderr, "\nTry '" NAME " --help'.\n");
+    exit(2);
+}
+
+/* A page cache larger than a replay models: one line, exit 2. */
+static void die_too_many_pages(const char *opt, const char *v)
+{
+    fprintf(stderr,
+            NAME ": %s %s: more than the %u pages a replay models (8 TiB of "
+                 "4 KiB pages)\nTry '" NAME " --help'.\n",
+            opt, v, ZC_REPLAY_PAGES_MAX);
     exit(2);
 }
 
@@ -357,18 +372,20 @@ static void parse_args(int argc, char **argv, struct opts *o)
                         "decides the page cache's size)");
     if (o->follow_kernel)
         o->pc_pages = 0;
-    else if (parse_pages(o->page_cache, o->page_size, &o->pc_pages) ||
-             o->pc_pages >= 0xFFFFFFFFu)
+    else if (parse_pages(o->page_cache, o->page_size, &o->pc_pages))
         die_usage("--page-cache %s: want pages (e.g. 10000) or bytes with "
                   "K/M/G (e.g. 256M)",
                   o->page_cache);
+    else if (o->pc_pages > ZC_REPLAY_PAGES_MAX)
+        die_too_many_pages("--page-cache", o->page_cache);
     if (o->memory) {
         uint64_t m;
-        if (zc_parse_size(o->memory, &m) < 0 || m < o->page_size ||
-            m / o->page_size >= 0xFFFFFFFFu)
+        if (zc_parse_size(o->memory, &m) < 0 || m < o->page_size)
             die_usage("--memory %s: want bytes with K/M/G (e.g. 64M), at "
                       "least a page",
                       o->memory);
+        if (m / o->page_size > ZC_REPLAY_PAGES_MAX)
+            die_too_many_pages("--memory", o->memory);
         if (o->page_cache_set)
             die_usage("%s", "--memory splits memory: no --page-cache");
         if (!o->zspec)
@@ -938,7 +955,7 @@ static int follow_kernel(const struct opts *o, zc_trace *t, zc_replay *r,
                 o->traces[0]);
         return 1;
     }
-    if (pages >= 0xFFFFFFFFu / 2) {
+    if (pages > ZC_REPLAY_PAGES_MAX) {
         fprintf(stderr,
                 NAME ": %s: --page-cache kernel: a resident count of %" PRIu64
                      " pages is too large\n",

@@ -113,6 +113,16 @@ static void die(int status, const char *fmt, const char *a)
     exit(status);
 }
 
+/* A page cache larger than a replay models: one line, exit 2. */
+static void die_too_many_pages(const char *opt, const char *v)
+{
+    fprintf(stderr,
+            NAME ": %s %s: more than the %u pages a replay models (8 TiB of "
+                 "4 KiB pages)\n",
+            opt, v, ZC_REPLAY_PAGES_MAX);
+    exit(2);
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: " NAME " [OPTIONS] TRACE...\n"
@@ -181,9 +191,10 @@ static void usage(FILE *f)
             fprintf(f, "  %-10s %-10s %s\n", kinds[k],
                     zc_backend_name((zc_backend_kind)k, i),
                     zc_backend_doc((zc_backend_kind)k, i));
-    fprintf(f, "Other keys: level, accept_percent, store_raw, "
-               "hysteresis_percent, active_only,\ndedup, same_filled, "
-               "exclusive_gets, page_size (include/zcache.h, zc_config).\n");
+    fprintf(f, "\nKeys of --zcache and --set (zc_config):\n");
+    for (size_t i = 0; zc_config_key_name(i); i++)
+        fprintf(f, "  %-19s %s\n", zc_config_key_name(i),
+                zc_config_key_doc(i));
 }
 
 static uint64_t size_arg(const char *s, bool pages, const char *what)
@@ -430,6 +441,9 @@ static void parse_args(int argc, char **argv)
     if (o.memory && (size_arg(o.memory, false, "--memory") == 0 ||
                      size_arg(o.memory, false, "--memory") < o.page_size))
         die(2, "--memory %s: want at least a page", o.memory);
+    if (o.memory &&
+        size_arg(o.memory, false, "--memory") / o.page_size > ZC_REPLAY_PAGES_MAX)
+        die_too_many_pages("--memory", o.memory);
     if (o.memory && !o.share_list && !o.adaptive)
         die(2, "%s", "--memory wants --share S1,S2,... or --adaptive");
     if (!o.memory && (o.share_list || o.adaptive))
@@ -615,9 +629,9 @@ static void run_group(uint64_t pc_pages, struct job **group, size_t n,
     rc = zc_replay_create(pc_pages, o.page_size, NULL, content, &r);
     if (rc == -ZC_ENOMEM) {
         snprintf(err, sizeof(err),
-                 "page cache of %" PRIu64 " pages of %zu bytes (%.1f GiB): "
-                 "does not fit in memory",
-                 pc_pages, o.page_size,
+                 "%s: a page cache of %" PRIu64 " pages of %zu bytes "
+                 "(%.1f GiB) does not fit in memory",
+                 o.memory ? "--memory" : "--page-cache", pc_pages, o.page_size,
                  (double)pc_pages * (double)o.page_size / (1u << 30));
         die(1, "%s", err);
     }
@@ -1573,6 +1587,8 @@ int main(int argc, char **argv)
         } else {
             for (size_t p = 0; p < npc; p++) {
                 uint64_t pc = size_arg(pcs[p], true, "--page-cache");
+                if (pc > ZC_REPLAY_PAGES_MAX)
+                    die_too_many_pages("--page-cache", pcs[p]);
                 for (size_t c = 0; c < ncap; c++)
                     add_jobs(pc, NULL, cap_of(caps[c]), 0);
             }

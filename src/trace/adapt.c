@@ -729,6 +729,48 @@ static int parse_uint(const char *v, uint64_t max, uint64_t *out)
     return 0;
 }
 
+/* The keys of an --adapt spec, in order, with a line for help texts
+ * (zc_adapt_key_name/doc()) and what a bad value should have been: the
+ * one list that the parser's messages and the tools' help print.  The
+ * defaults in the lines are the rules of zc_replay_adapt(). */
+static const struct {
+    const char *name, *doc, *want;
+} akeys[] = {
+    {"memory", "M, the memory split (the tools' --memory)", "bytes, e.g. 64M"},
+    {"disk", "a disk read's cost (default ssd)",
+     "a time, e.g. 100us, 8ms, or hdd, ssd, nvme"},
+    {"put", "a compression's cost (default: measured as it runs)",
+     "a time, e.g. 100us, 8ms, or hdd, ssd, nvme"},
+    {"get", "a decompression's cost (default: measured)",
+     "a time, e.g. 100us, 8ms, or hdd, ssd, nvme"},
+    {"steps", "candidate shares 0, 100/steps, ..., 100% (default 20)",
+     "1 to 100"},
+    {"epoch", "accesses between decisions (default max(64, pages of M / 8))",
+     "a positive count"},
+    {"decay", "% of the history kept per epoch (default: its weight halves "
+              "each time M's pages turn over)",
+     "a percentage, 1 to 100"},
+    {"probe", "with the zcache off, compress one unknown page in this many "
+              "(default 16)",
+     "a positive count"},
+    {"start", "the zcache's % until the first decision (default 0)",
+     "a percentage, 0 to 100"},
+    {"ghosts", "the recency stack holds at most this many times M's pages, "
+               "ghosts included (default 16)",
+     "1 to 1024"},
+};
+#define NAKEYS (sizeof(akeys) / sizeof(akeys[0]))
+
+const char *zc_adapt_key_name(size_t i)
+{
+    return i < NAKEYS ? akeys[i].name : NULL;
+}
+
+const char *zc_adapt_key_doc(size_t i)
+{
+    return i < NAKEYS ? akeys[i].doc : NULL;
+}
+
 int zc_adapt_options_parse(zc_adapt_options *opt, const char *spec, char *err,
                            size_t errlen)
 {
@@ -790,25 +832,28 @@ int zc_adapt_options_parse(zc_adapt_options *opt, const char *spec, char *err,
             bad = parse_uint(v, 1024, &x) || !x;
             opt->ghost_factor = (unsigned)x;
         } else {
-            if (err)
-                snprintf(err, errlen,
-                         "unknown key '%s' (memory, disk, put, get, steps, "
-                         "epoch, decay, probe, start, ghosts)",
-                         item);
+            if (err) {
+                size_t at;
+                snprintf(err, errlen, "unknown key '%s' (", item);
+                for (size_t i = 0; i < NAKEYS; i++) {
+                    at = strlen(err);
+                    if (at + 1 < errlen)
+                        snprintf(err + at, errlen - at, "%s%s", i ? ", " : "",
+                                 akeys[i].name);
+                }
+                at = strlen(err);
+                if (at + 1 < errlen)
+                    snprintf(err + at, errlen - at, ")");
+            }
             return -ZC_EINVAL;
         }
         if (bad) {
+            const char *want = "a valid value";
+            for (size_t i = 0; i < NAKEYS; i++)
+                if (!strcmp(item, akeys[i].name))
+                    want = akeys[i].want;
             if (err)
-                snprintf(err, errlen, "%s=%s: want %s", item, v,
-                         !strcmp(item, "memory") ? "bytes, e.g. 64M"
-                         : !strcmp(item, "disk") || !strcmp(item, "put") ||
-                                 !strcmp(item, "get")
-                             ? "a time, e.g. 100us, 8ms, or hdd, ssd, nvme"
-                         : !strcmp(item, "steps")  ? "1 to 100"
-                         : !strcmp(item, "decay")  ? "a percentage, 1 to 100"
-                         : !strcmp(item, "start")  ? "a percentage, 0 to 100"
-                         : !strcmp(item, "ghosts") ? "1 to 1024"
-                                                   : "a positive count");
+                snprintf(err, errlen, "%s=%s: want %s", item, v, want);
             return -ZC_EINVAL;
         }
     }

@@ -54,6 +54,8 @@
 /* ZC_REPLAY_STATS_FIELDS (zcache_trace.h) lists every field of
  * zc_replay_stats in order: checked here, so that a counter added to the
  * struct and not to the list stops the build. */
+_Static_assert(ZC_REPLAY_PAGES_MAX < ZC__PCM_NIL / 2,
+               "a model's page indexes must not reach its NIL");
 enum {
 #define ZC__IDX(f) zc__rstats_idx_##f,
     ZC_REPLAY_STATS_FIELDS(ZC__IDX)
@@ -428,7 +430,7 @@ int zc_replay_create(uint64_t pc_pages, size_t page_size, zc_cache *zc,
     struct zc_replay *r;
 
     if (!out || page_size < 512 || (page_size & (page_size - 1)) ||
-        pc_pages >= ZC__PCM_NIL / 2 || (zc && !content))
+        pc_pages > ZC_REPLAY_PAGES_MAX || (zc && !content))
         return -ZC_EINVAL;
     *out = NULL;
     r = calloc(1, sizeof(*r));
@@ -476,7 +478,7 @@ uint64_t zc_replay_resident(const zc_replay *r)
 
 int zc_replay_set_page_cache(zc_replay *r, uint64_t pages)
 {
-    if (!r || pages >= ZC__PCM_NIL / 2)
+    if (!r || pages > ZC_REPLAY_PAGES_MAX)
         return -ZC_EINVAL;
     r->cap = pages;
     return r->model_ops->resize(r->model, pages, &r->io);
@@ -528,7 +530,7 @@ int zc_replay_adapt(zc_replay *r, const zc_adapt_options *opt)
 
     if (!r || !opt || !r->zc || r->ops || r->sink || r->adapt || r->requests ||
         !opt->memory_bytes ||
-        opt->memory_bytes / r->page_size >= ZC__PCM_NIL / 2)
+        opt->memory_bytes / r->page_size > ZC_REPLAY_PAGES_MAX)
         return -ZC_EINVAL;
     rc = zc__adapt_create(opt, r->page_size, &r->adapt);
     if (rc)
