@@ -233,6 +233,23 @@ awk '!/^"/ && NF == 4 { n++; d = $2 + $3 - $4; if (d * d > 0.000004) bad = 1 }
   END { exit bad || n < 2 }' "$tmp/rates.dat" ||
   bad "plot data: both tiers is not page cache + zcache: $(cat "$tmp/rates.dat")"
 
+# Plots say what they show (item 13): the title names the trace and, with
+# one page cache, its size, and the three rates get three colours; the
+# adaptive plot's title names the trace and the memory; an op stream's
+# plot has no page-cache line (its page cache is the recorded one).
+t=$(basename "$trace")
+grep -q "set title '$t, page cache 500: hits against zcache size'" \
+  "$tmp/rates.gp" || bad "rates plot title: $(grep title "$tmp/rates.gp" | head -1)"
+[ "$(grep -m1 '^plot' "$tmp/rates.gp" | grep -o 'lc [0-9]' | sort -u | wc -l)" = 3 ] ||
+  bad "rates plot: three rates, not three colours: $(grep -m1 '^plot' "$tmp/rates.gp")"
+grep -q "set title '$t: adaptive split of 4M of memory'" "$tmp/sp-adaptive.gp" ||
+  bad "adaptive plot title: $(grep title "$tmp/sp-adaptive.gp" | head -1)"
+ops=$(dirname "$trace")/build-c.kernel.zct
+"$sweep" --capacity 0,1M --plot "$tmp/ops" "$ops" >/dev/null 2>&1 || bad "ops plot run"
+grep -q "set title 'build-c.kernel.zct, the recorded page cache" "$tmp/ops.gp" &&
+  ! grep -q "page cache'" "$tmp/ops.gp" ||
+  bad "op-stream plot: $(grep -e title -e '^plot' "$tmp/ops.gp" | head -2)"
+
 # --mrc with --output json: one JSON document holding the rows and the
 # curve; with csv: refused.
 "$sweep" --page-cache 500 --capacity 0 --mrc 100,500 --output json "$trace" \

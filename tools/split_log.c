@@ -39,16 +39,18 @@ void split_log_csv(FILE *f, const zc_adapt_epoch *e, size_t n, size_t page_size)
     }
 }
 
-int split_log_plot(const char *prog, const char *prefix, const char *title,
-                   const zc_adapt_epoch *e, size_t n, size_t page_size)
+int split_log_plot(const char *prog, const char *prefix, const char *trace,
+                   const char *memory, const zc_adapt_epoch *e, size_t n,
+                   size_t page_size)
 {
     char csv[1024], gp[1024];
     outfile oc = {0}, og = {0};
     const char *bad = csv;
-    char text[256];
+    char name[256], mem[64];
     FILE *f;
 
-    plot_text(text, sizeof(text), title);
+    plot_text(name, sizeof(name), trace);
+    plot_text(mem, sizeof(mem), memory);
     if (snprintf(csv, sizeof(csv), "%s.csv", prefix) >= (int)sizeof(csv) ||
         snprintf(gp, sizeof(gp), "%s.gp", prefix) >= (int)sizeof(gp)) {
         fprintf(stderr, "%s: --plot %s: the name is too long\n", prog, prefix);
@@ -71,11 +73,11 @@ int split_log_plot(const char *prog, const char *prefix, const char *title,
     for (int t = 0; t < PLOT_TERMINALS; t++) {
         plot_terminal(f, prefix, t);
         fprintf(f,
-                "set title 'Adaptive split: %s'\n"
+                "set title '%s: adaptive split of %s of memory'\n"
                 "plot '%s' every ::1 using 1:4 with steps lw 2 "
                 "title 'zcache share', '' every ::1 using 1:14 axes x1y2 "
                 "with lines title 'disk reads'\n",
-                text, csv);
+                name, mem, csv);
     }
     if (outfile_close(&og))
         goto fail;

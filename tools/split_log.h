@@ -21,7 +21,8 @@ void split_log_csv(FILE *f, const zc_adapt_epoch *e, size_t n,
  *  is installed (else a note on stderr).  title names the run.  Returns 0,
  *  or -1 after a message on stderr naming the file that cannot be
  *  written; then neither file is left (outfile.h: a regular file only). */
-int split_log_plot(const char *prog, const char *prefix, const char *title,
-                   const zc_adapt_epoch *e, size_t n, size_t page_size);
+int split_log_plot(const char *prog, const char *prefix, const char *trace,
+                   const char *memory, const zc_adapt_epoch *e, size_t n,
+                   size_t page_size);
 
 #endif

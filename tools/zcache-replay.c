@@ -919,7 +919,8 @@ static int split_outputs(const struct opts *o, const zc_replay *r,
             return 1;
         }
     }
-    if (o->plot && split_log_plot(NAME, o->plot, o->memory, e, n, o->page_size))
+    if (o->plot && split_log_plot(NAME, o->plot, o->traces[0], o->memory, e, n,
+                                  o->page_size))
         return 1;
     {
         uint64_t pc = n ? e[n - 1].next_pc_pages : o->pc_pages;

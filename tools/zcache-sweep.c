@@ -880,7 +880,7 @@ static void add_job(uint64_t pc, const char *ops, const char *cap,
     j->share = share;
     /* an op stream has its own page cache: the group is the stream's */
     if (ops)
-        snprintf(j->group, sizeof(j->group), "the stream's page cache%s%s",
+        snprintf(j->group, sizeof(j->group), "the recorded page cache%s%s",
                  *o.zbase ? ", " : "", o.zbase);
     else
         snprintf(j->group, sizeof(j->group), "page cache %" PRIu64 "%s%s", pc,
@@ -1374,10 +1374,39 @@ static void plot(const zc_mrc *mrc)
                         ngroups - 1);
             fputc('\n', f);
         } else {
+            fprintf(f, "set xlabel 'zcache capacity (MiB)'\n"
+                       "set ylabel 'hits (%% of accesses)'\n");
+            if (ngroups == 1) {
+                /* one page cache: it goes in the title, and the three
+                 * rates get three colours */
+                char group[256];
+                for (size_t i = 0; i < njobs; i++)
+                    if (jobs[i].cap_bytes) {
+                        plot_text(group, sizeof(group), jobs[i].group);
+                        break;
+                    }
+                fprintf(f, "set title '%s, %s: hits against zcache size'\n",
+                        name, group);
+                if (!strcmp(trace_format, "zct")) {
+                    /* an op stream's page cache is the recorded one: its
+                     * hits are not played, only the zcache's */
+                    fprintf(f,
+                            "plot '%s.dat' index 0 using 1:3 with linespoints "
+                            "lw 2 lc 2 title 'zcache hits'\n",
+                            o.plot);
+                    continue;
+                }
+                fprintf(f,
+                        "plot '%s.dat' index 0 using 1:4 with linespoints "
+                        "lw 2 lc 1 title 'both tiers (in memory)', '' index 0 "
+                        "using 1:3 with linespoints lw 2 dashtype 2 lc 2 "
+                        "title 'zcache', '' index 0 using 1:2 with lines lw 2 "
+                        "dashtype 3 lc 3 title 'page cache'\n",
+                        o.plot);
+                continue;
+            }
             fprintf(f,
-                    "set title '%s: hit rate against zcache size'\n"
-                    "set xlabel 'zcache capacity (MiB)'\n"
-                    "set ylabel 'hits (%% of accesses)'\n"
+                    "set title '%s: hits against zcache size'\n"
                     "plot for [i=0:%zu] '%s.dat' index i using 1:4 with "
                     "linespoints lw 2 lc i+1 title columnheader(1).' (both "
                     "tiers)', "
@@ -1410,10 +1439,8 @@ static void output(const zc_mrc *mrc)
                  njobs - nstatic > 1 ? i - nstatic + 1 : 0);
         if (njobs - nstatic == 1)
             snprintf(prefix, sizeof(prefix), "%s-adaptive", o.plot);
-        char title[512];
-        snprintf(title, sizeof(title), "%s of memory", o.memory);
-        if (split_log_plot(NAME, prefix, title, jobs[i].epochs,
-                           jobs[i].nepochs, o.page_size))
+        if (split_log_plot(NAME, prefix, o.traces[0], o.memory,
+                           jobs[i].epochs, jobs[i].nepochs, o.page_size))
             exit(1);
     }
     if (o.plot && nstatic)
