@@ -45,6 +45,11 @@ extern "C" {
 #define ZC_VERSION_MINOR 1
 #define ZC_VERSION_PATCH 0
 
+/** The version as one number, MAJOR * 10000 + MINOR * 100 + PATCH (0.1.0 is
+ *  100), for #if tests; zc_version_number() is the library's at run time. */
+#define ZC_VERSION_NUMBER                                                      \
+    (ZC_VERSION_MAJOR * 10000 + ZC_VERSION_MINOR * 100 + ZC_VERSION_PATCH)
+
 #define ZC__STR2(x) #x
 #define ZC__STR(x) ZC__STR2(x)
 #define ZC_VERSION_STRING                                                      \
@@ -61,35 +66,55 @@ extern "C" {
  *  ZC_VERSION_STRING when a program runs against a newer shared library). */
 ZC_API const char *zc_version(void);
 
+/** The library's ZC_VERSION_NUMBER (a program can compare it with the
+ *  header's it was built with). */
+ZC_API unsigned zc_version_number(void);
+
 /* ------------------------------------------------------------------------
  * Error codes and put outcomes
  * ------------------------------------------------------------------------ */
 
-/** Error codes: positive constants, returned negated (-ZC_EINVAL). */
-enum {
-    ZC_ENOENT = 1,   /* get: the page is not in the cache (a miss) */
-    ZC_EINVAL = 2,   /* bad argument: NULL, unknown pool, wrong page size,
-                        bad configuration key or value */
-    ZC_ENOMEM = 3,   /* zc_config.mem refused an allocation */
-    ZC_ENOSPC = 4,   /* a fixed limit was reached (pools, pages, objects) */
-    ZC_ECORRUPT = 5, /* an internal consistency check failed (a bug) */
-    ZC_EIO = 6,      /* a file could not be opened or read */
-    ZC_EFORMAT = 7,  /* malformed input (a trace, a content file) */
-};
+/** Error codes and put outcomes, each once with its text (zc_strerror()
+ *  returns it), as X(NAME, VALUE, TEXT): the enums below and the library's
+ *  text table are both made from these lists. */
+#define ZC_ERRORS(X)                                                           \
+    /* get: the page is not in the cache (a miss) */                           \
+    X(ZC_ENOENT, 1, "page not in the cache")                                   \
+    /* bad argument: NULL, unknown pool, wrong page size, bad configuration    \
+       key or value */                                                         \
+    X(ZC_EINVAL, 2, "invalid argument")                                        \
+    /* zc_config.mem refused an allocation */                                  \
+    X(ZC_ENOMEM, 3, "out of memory")                                           \
+    /* a fixed limit was reached (pools, pages, objects) */                    \
+    X(ZC_ENOSPC, 4, "limit reached")                                           \
+    /* an internal consistency check failed (a bug) */                         \
+    X(ZC_ECORRUPT, 5, "internal consistency check failed")                     \
+    /* a file could not be opened or read */                                   \
+    X(ZC_EIO, 6, "cannot open or read a file")                                 \
+    /* malformed input (a trace, a content file) */                            \
+    X(ZC_EFORMAT, 7, "malformed input")
 
-/** Reasons why zc_put_page() did not store a page: positive return values.
- *  A page that is not stored is simply absent; later gets miss. */
-enum {
-    ZC_PUT_REJECT_POOR = 1,     /* compressed size above accept_percent */
-    ZC_PUT_REJECT_NOSPACE = 2,  /* no room even after evicting everything
-                                   evictable (e.g. capacity 0) */
-    ZC_PUT_REJECT_RACE = 3,     /* the pool was invalidated while the page
-                                   was being compressed */
-    ZC_PUT_REJECT_FULL = 4,     /* hysteresis: the arena filled up and has
-                                   not yet drained to hysteresis_percent */
-    ZC_PUT_REJECT_INACTIVE = 5, /* active_only: the page was never
-                                   re-referenced in the page cache */
-};
+/** Reasons why zc_put_page() did not store a page (positive return
+ *  values).  A page that is not stored is simply absent; later gets miss. */
+#define ZC_PUT_OUTCOMES(X)                                                     \
+    /* compressed size above accept_percent */                                 \
+    X(ZC_PUT_REJECT_POOR, 1, "not stored: compressed size above the limit")    \
+    /* no room even after evicting everything evictable (e.g. capacity 0) */   \
+    X(ZC_PUT_REJECT_NOSPACE, 2, "not stored: no room in the arena")            \
+    /* the pool was invalidated while the page was being compressed */         \
+    X(ZC_PUT_REJECT_RACE, 3, "not stored: pool invalidated during the put")    \
+    /* hysteresis: the arena filled up and has not yet drained to              \
+       hysteresis_percent */                                                   \
+    X(ZC_PUT_REJECT_FULL, 4, "not stored: the arena filled up (hysteresis)")   \
+    /* active_only: the page was never re-referenced in the page cache */      \
+    X(ZC_PUT_REJECT_INACTIVE, 5, "not stored: the page was never active")
+
+#define ZC__ENUM(name, value, text) name = value,
+/** Error codes: positive constants, returned negated (-ZC_EINVAL). */
+enum { ZC_ERRORS(ZC__ENUM) };
+/** Put outcomes: returned as they are. */
+enum { ZC_PUT_OUTCOMES(ZC__ENUM) };
+#undef ZC__ENUM
 
 /** A human-readable text for any value the API returns: 0, a negative
  *  -ZC_E* error, or a positive ZC_PUT_* reason.  Never NULL; the string is

@@ -1,5 +1,6 @@
 /*
- * errors.c - the one table of return codes, and the version.
+ * errors.c - the texts of the return codes (from the header's lists), and
+ * the version.
  *
  * Every value the API returns is explained here: 0, a negative -ZC_E*
  * error, or a positive ZC_PUT_* reason for a page that was not stored.
@@ -12,24 +13,10 @@
 
 #include "internal.h"
 
-static const char *const error_text[] = {
-    [0] = "success",
-    [ZC_ENOENT] = "page not in the cache",
-    [ZC_EINVAL] = "invalid argument",
-    [ZC_ENOMEM] = "out of memory",
-    [ZC_ENOSPC] = "limit reached",
-    [ZC_ECORRUPT] = "internal consistency check failed",
-    [ZC_EIO] = "cannot open or read a file",
-    [ZC_EFORMAT] = "malformed input",
-};
-
-static const char *const put_text[] = {
-    [ZC_PUT_REJECT_POOR] = "not stored: compressed size above the limit",
-    [ZC_PUT_REJECT_NOSPACE] = "not stored: no room in the arena",
-    [ZC_PUT_REJECT_RACE] = "not stored: pool invalidated during the put",
-    [ZC_PUT_REJECT_FULL] = "not stored: the arena filled up (hysteresis)",
-    [ZC_PUT_REJECT_INACTIVE] = "not stored: the page was never active",
-};
+#define TEXT(name, value, text) [value] = text,
+static const char *const error_text[] = {[0] = "success", ZC_ERRORS(TEXT)};
+static const char *const put_text[] = {ZC_PUT_OUTCOMES(TEXT)};
+#undef TEXT
 
 const char *zc_strerror(int code)
 {
@@ -50,6 +37,11 @@ const char *zc_strerror(int code)
 const char *zc_version(void)
 {
     return ZC_VERSION_STRING;
+}
+
+unsigned zc_version_number(void)
+{
+    return ZC_VERSION_NUMBER;
 }
 
 /* The calling thread's CPU time: what a compression it brackets cost,

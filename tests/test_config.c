@@ -976,19 +976,19 @@ static void test_registry_unknown_kind_returns_null(void **state)
 static void test_strerror_explains_every_code(void **state)
 {
     (void)state;
-    static const int codes[] = {
-        0,
-        -ZC_ENOENT,
-        -ZC_EINVAL,
-        -ZC_ENOMEM,
-        -ZC_ENOSPC,
-        -ZC_ECORRUPT,
-        ZC_PUT_REJECT_POOR,
-        ZC_PUT_REJECT_NOSPACE,
-        ZC_PUT_REJECT_RACE,
-        ZC_PUT_REJECT_FULL,
-        ZC_PUT_REJECT_INACTIVE,
-    };
+    /* every code the header's lists name, each with the text they give */
+#define NEG(name, value, text) -(name),
+#define POS(name, value, text) name,
+    static const int codes[] = {0, ZC_ERRORS(NEG) ZC_PUT_OUTCOMES(POS)};
+#undef NEG
+#undef POS
+#define TXT(name, value, text) text,
+    static const char *const texts[] = {"success", ZC_ERRORS(TXT)
+                                            ZC_PUT_OUTCOMES(TXT)};
+#undef TXT
+    assert_int_equal(ARRAY_LEN(codes), 13);
+    for (size_t i = 0; i < ARRAY_LEN(codes); i++)
+        assert_string_equal(zc_strerror(codes[i]), texts[i]);
     const char *unknown = zc_strerror(-12345);
     assert_non_null(unknown);
     const char *msgs[ARRAY_LEN(codes)];
@@ -1039,6 +1039,13 @@ static void test_version_equals_header_version_string(void **state)
     snprintf(want, sizeof(want), "%d.%d.%d", ZC_VERSION_MAJOR, ZC_VERSION_MINOR,
              ZC_VERSION_PATCH);
     assert_string_equal(ZC_VERSION_STRING, want);
+    assert_int_equal(zc_version_number(), ZC_VERSION_NUMBER);
+    assert_int_equal(ZC_VERSION_NUMBER, ZC_VERSION_MAJOR * 10000 +
+                                            ZC_VERSION_MINOR * 100 +
+                                            ZC_VERSION_PATCH);
+#if ZC_VERSION_NUMBER < 100
+#error "ZC_VERSION_NUMBER is usable in #if and at least 0.1.0"
+#endif
 }
 
 int main(void)
