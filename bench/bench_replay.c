@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "zcache.h"
-#include "zcache_trace.h"
+#include "zcache_sim.h"
 
 static uint64_t now_ns(void)
 {

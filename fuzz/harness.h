@@ -52,7 +52,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "zcache_trace.h"
+#include "zcache_sim.h"
 
 /* libFuzzer's entry point, defined by each target. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

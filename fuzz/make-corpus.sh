@@ -290,7 +290,7 @@ for p in 5 4503599627370496; do printf "$(int $p 8 le)"; done |
 printf '\x01\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00' | seed fuzz_blocklist_u64 odd-size
 
 # ---- access / access-text ---------------------------------------------------
-# The binary form (src/trace/access.h): a header whose Adler-32 is computed
+# The binary form (src/sim/trace/access.h): a header whose Adler-32 is computed
 # here, then opcode + LEB128 varints; the writer compresses it with zstd,
 # and the seeds hold both the plain bytes and a compressed copy.
 

@@ -33,7 +33,13 @@ LD_LIBRARY_PATH="$(dirname "$libdir")" "$prefix/basic"
 cmake -S examples -B "$prefix/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$prefix/cmake-build" >/dev/null
 LD_LIBRARY_PATH="$(dirname "$libdir")" "$prefix/cmake-build/basic"
-echo "installed-package example: ok (pkg-config and CMake)"
+# The simulation's header, and its former name, from the installed package.
+printf '%s\n' '#include <zcache_sim.h>' '#include <zcache_trace.h>' \
+  'int main(void) { return zc_trace_format_name(0) ? 0 : 1; }' >"$prefix/sim.c"
+cc -std=c11 -Wall -Wextra -Werror "$prefix/sim.c" -o "$prefix/sim" \
+  $(pkg-config --cflags --libs zcache)
+LD_LIBRARY_PATH="$(dirname "$libdir")" "$prefix/sim"
+echo "installed-package example: ok (pkg-config and CMake; zcache_sim.h)"
 # The installed tools find the installed library by themselves (RPATH
 # $ORIGIN/../lib...): no LD_LIBRARY_PATH, a prefix outside the system's.
 env -u LD_LIBRARY_PATH "$prefix/bin/zcache-replay" --zcache capacity=1M \

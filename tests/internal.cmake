@@ -2,11 +2,11 @@
 # objects directly to reach the zc__ symbols, which the libraries hide.
 # SPDX-License-Identifier: GPL-2.0-or-later
 foreach(_t test_arena test_alloc test_adapt)
-  add_executable(${_t} ${_t}.c $<TARGET_OBJECTS:zcache_objects>)
+  add_executable(${_t} ${_t}.c ${ZC_OBJECTS})
   target_compile_options(${_t} PRIVATE -Wall -Wextra)
   target_compile_definitions(${_t} PRIVATE _POSIX_C_SOURCE=200809L)
-  target_include_directories(${_t} PRIVATE ${PROJECT_SOURCE_DIR}/src
-    ${PROJECT_SOURCE_DIR}/include)
+  target_include_directories(${_t} PRIVATE ${PROJECT_SOURCE_DIR}/src/core
+    ${PROJECT_SOURCE_DIR}/src/sim/model ${PROJECT_SOURCE_DIR}/include)
   target_link_libraries(${_t} PRIVATE PkgConfig::LZO2 ${ZC_OPTIONAL_LIBS}
     PkgConfig::CMOCKA Threads::Threads)
   add_test(NAME ${_t} COMMAND ${_t})

@@ -29,7 +29,7 @@
 #include <zstd.h>
 
 #include "zcache.h"
-#include "zcache_trace.h"
+#include "zcache_sim.h"
 #include "zt_util.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

@@ -19,9 +19,9 @@
 
 #include <cmocka.h>
 
-#include "trace/adapt.h"
+#include "adapt.h"
 #include "zcache.h"
-#include "zcache_trace.h"
+#include "zcache_sim.h"
 
 /* xorshift64*, seeded */
 static uint64_t rng_next(uint64_t *s)

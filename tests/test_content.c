@@ -1,5 +1,5 @@
 /*
- * test_content.c - page content sources (zcache_trace.h, "Page contents"):
+ * test_content.c - page content sources (zcache_sim.h, "Page contents"):
  * every source is a pure function of (spec, dev, page, version); zero is
  * zero, random does not compress, corpus pages are pages of the file,
  * image pages are the file's bytes at the page's offset; synth's LZO1X-1
@@ -29,7 +29,7 @@
 
 #include <cmocka.h>
 
-#include "zcache_trace.h"
+#include "zcache_sim.h"
 #include "zt_util.h"
 
 #define NBUCKETS 17

@@ -29,7 +29,7 @@
 
 #include <cmocka.h>
 
-#include "zcache_trace.h"
+#include "zcache_sim.h"
 
 static const char *const traces[] = {"grep-src", "build-c", "sqlite-oltp",
                                      "python-imports", "file-server"};

@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "zcache_trace.h"
+#include "zcache_sim.h"
 #include "zt_util.h"
 
 #define PS 4096

@@ -1,5 +1,5 @@
 /*
- * test_readers.c - the block-trace readers of zcache_trace.h.
+ * test_readers.c - the block-trace readers of zcache_sim.h.
  *
  * Two kinds of checks.  Real traces written by others (../shared/traces/ext,
  * described in its SOURCES.md) are read and split into 4 KiB pages as
@@ -28,7 +28,7 @@
 #include <cmocka.h>
 
 #include "zcache.h"
-#include "zcache_trace.h"
+#include "zcache_sim.h"
 #include "zt_util.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+/* the former name, kept for existing programs: it includes zcache_sim.h */
 #include "zcache_trace.h"
 #include "zt_util.h"
 

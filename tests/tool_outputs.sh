@@ -61,7 +61,7 @@ fields_of() { # fields_of HEADER STRUCT: its uint64_t fields, one per line
     on && /^ *uint64_t / && !/\[/ { sub(/^ *uint64_t /, ""); sub(/;.*/, "")
       n = split($0, v, /, */); for (i = 1; i <= n; i++) print v[i] }' "$1"
 }
-rfields=$(fields_of "$src/include/zcache_trace.h" zc_replay_stats)
+rfields=$(fields_of "$src/include/zcache_sim.h" zc_replay_stats)
 zfields=$(fields_of "$src/include/zcache.h" zc_stats)
 [ "$(echo "$rfields" | wc -l)" -ge 17 ] && [ "$(echo "$zfields" | wc -l)" -ge 30 ] ||
   bad "the headers' fields were not found: $(echo $rfields) / $(echo $zfields)"

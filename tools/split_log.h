@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-#include "zcache_trace.h"
+#include "zcache_sim.h"
 
 /** The epochs as CSV: one header line, one line per epoch. */
 void split_log_csv(FILE *f, const zc_adapt_epoch *e, size_t n,

@@ -19,7 +19,7 @@
 #include <stdio.h>
 
 #include "zcache.h"
-#include "zcache_trace.h"
+#include "zcache_sim.h"
 
 /** ",accesses,..." : the replay counters' column names. */
 void out_replay_csv_header(FILE *f);

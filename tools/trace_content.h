@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "zcache_trace.h"
+#include "zcache_sim.h"
 
 /** The content source of trace t opened from trace_path when none was
  *  given: "pack:" + the pack its header names, resolved beside

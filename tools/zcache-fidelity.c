@@ -87,7 +87,7 @@
 #include "plot.h"
 #include "trace_content.h"
 #include "zcache.h"
-#include "zcache_trace.h"
+#include "zcache_sim.h"
 
 #define NAME "zcache-fidelity"
 #define MAX_CAPS 64

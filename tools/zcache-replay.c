@@ -33,7 +33,7 @@
 #include "split_log.h"
 #include "trace_content.h"
 #include "zcache.h"
-#include "zcache_trace.h"
+#include "zcache_sim.h"
 
 #define NAME "zcache-replay"
 

@@ -117,7 +117,7 @@
 #include <zstd.h>
 
 #include "zcache.h"
-#include "zcache_trace.h"
+#include "zcache_sim.h"
 
 #define NAME "zcache-tracefs"
 #define PAGE 4096u

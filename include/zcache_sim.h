@@ -1,0 +1,745 @@
+/*
+ * zcache_sim.h - the simulation layer of libzcache: recorded traces played
+ * through a page-cache model in front of a zcache.
+ *
+ * The pipeline (docs/ARCHITECTURE.md tells the life of one access):
+ *
+ *   trace --reader--> requests (dev or file, byte offset, length, R/W, time)
+ *     --split--> page accesses, keyed (device or file, page number)
+ *     --page-cache model (a registry: exact LRU, Linux's file LRU)-->
+ *         read hit: nothing;  read miss: zcache get (hit = disk read avoided)
+ *         write: zcache invalidate_page, then page-cache insert/touch
+ *         eviction of page v: zcache put(v) with v's content
+ *     --player--> libzcache (zcache.h), and the counters (zc_replay_stats)
+ *
+ * Readers: one per trace format, found by name (zc_trace_format_name()),
+ * or sniffed from the content ("auto").  Content sources give pages their
+ * bytes, since block traces carry none.  The replay object runs the model;
+ * the player is the one place that plays ops into the zcache and counts.
+ * Op streams (.zct) record what a replay played, to be played again.
+ *
+ * This layer uses the core only through zcache.h: the build gives it no
+ * path to the core's internals, and the core none to it.  zcache_trace.h,
+ * its former name, includes this header.
+ *
+ * Errors: functions return 0 / a count, or a negative -ZC_E* code; for
+ * bad input (-ZC_EFORMAT, -ZC_EIO) a one-line message naming the file and
+ * the line or byte offset is available from the object.  Nothing here
+ * prints or exits.  Objects are not thread-safe; use one per thread.
+ *
+ * Copyright (C) 2026 the libzcache developers.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef ZCACHE_SIM_H
+#define ZCACHE_SIM_H
+
+#include "zcache.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------
+ * Requests and readers
+ * ------------------------------------------------------------------------ */
+
+/** One request: a block request (ino == 0), or an access to a file's
+ *  pages (ino != 0: from an access stream). */
+typedef struct zc_request {
+    uint64_t time_ns; /* as recorded, from the trace's own origin */
+    uint32_t dev;     /* device: (major << 20) | minor, or the format's
+                         device number; for a file, the file system's
+                         s_dev */
+    bool write;       /* false: read */
+    uint64_t offset;  /* bytes from the device start (ino 0), or from the
+                         file's start */
+    uint64_t length;  /* bytes, > 0 */
+    uint64_t ino;     /* 0: a block request, pages keyed by the device as
+                         the kernel's block-device page cache keys them;
+                         else the inode whose pages are touched: pool =
+                         the file system dev, key = ino, index = page in
+                         the file */
+    uint32_t flags;   /* ZC_REQ_* */
+    uint64_t file_size; /* with ZC_REQ_SIZE: the file's size in bytes as
+                           last recorded (an access stream records it);
+                           else 0 */
+} zc_request;
+
+/* zc_request.flags */
+#define ZC_REQ_MAPPED 1u /* a read through a memory mapping (a fault or
+                            fault-around), not read(2) */
+#define ZC_REQ_AROUND 2u /* with ZC_REQ_MAPPED: fault-around (the kernel
+                            maps pages it has cached and reads none) */
+#define ZC_REQ_SIZE 4u   /* file_size is known */
+
+typedef struct zc_trace zc_trace;
+
+/** The default bound on one request's length: 1 GiB, far above any real
+ *  device request (Linux splits requests at max_sectors_kb, a few MiB) or
+ *  read(2) of an access stream, and short enough that the replay, which
+ *  walks a request page by page, takes seconds over it, not hours. */
+#define ZC_TRACE_MAX_REQUEST_DEFAULT (1ull << 30)
+
+/** Options for opening a trace. */
+typedef struct zc_trace_options {
+    const char *format;   /* a registered name, or NULL / "auto" to sniff */
+    size_t page_size;     /* block lists name pages of this size; 0 = 4096 */
+    uint64_t max_request; /* bytes one request may span, in every format:
+                             zc_trace_next() refuses a longer one
+                             (-ZC_EFORMAT, naming its line or offset);
+                             0 = ZC_TRACE_MAX_REQUEST_DEFAULT */
+} zc_trace_options;
+
+/**
+ * Open a trace made of npaths files (per-CPU blktrace files are merged by
+ * time; other formats are read one file after the other).  A single
+ * blktrace base name "NAME.blktrace" opens NAME.blktrace.0, .1, ... .
+ *
+ * Returns 0 and *out; -ZC_EINVAL (bad arguments, unknown format);
+ * -ZC_EIO (a file cannot be opened or is a directory); -ZC_EFORMAT (the
+ * format cannot be recognised, e.g. an empty first file with "auto", or a
+ * binary block list whose size is not a whole number of entries);
+ * -ZC_ENOMEM.  On failure, if err is not
+ * NULL, a one-line message naming the file is written to err[errlen].
+ */
+ZC_API int zc_trace_open(const char *const *paths, size_t npaths,
+                         const zc_trace_options *opt, zc_trace **out, char *err,
+                         size_t errlen);
+
+/** The next request: 1 and *req; 0 at the end; -ZC_EFORMAT or -ZC_EIO on
+ *  bad input (zc_trace_error() says where), a request longer than
+ *  max_request included.  Zero-length requests and discards are skipped,
+ *  as docs/ARCHITECTURE.md says. */
+ZC_API int zc_trace_next(zc_trace *t, zc_request *req);
+
+/** The last error's message ("FILE:LINE: what" or "FILE: offset N:
+ *  what"), or "" if none. */
+ZC_API const char *zc_trace_error(const zc_trace *t);
+
+/** The name of the format being read. */
+ZC_API const char *zc_trace_format(const zc_trace *t);
+
+/** A header field of the trace (access streams carry "key=value" fields:
+ *  page_size, pack, memory_limit, read_ahead_kb, ...), or NULL if the
+ *  format has none or the field is absent.  Valid until zc_trace_close(). */
+ZC_API const char *zc_trace_meta(const zc_trace *t, const char *key);
+
+/** The kernel's resident page count of file system dev as last recorded
+ *  at or before the request last returned by zc_trace_next() (access
+ *  streams carry such samples): 1 and *pages; 0 if no sample of dev has
+ *  been read yet (or the format has none). */
+ZC_API int zc_trace_resident(const zc_trace *t, uint32_t dev,
+                             uint64_t *pages);
+
+/** Close; NULL is fine. */
+ZC_API void zc_trace_close(zc_trace *t);
+
+/** The i-th registered trace format's name and one-line description, or
+ *  NULL past the end. */
+ZC_API const char *zc_trace_format_name(size_t i);
+ZC_API const char *zc_trace_format_doc(size_t i);
+
+/* ------------------------------------------------------------------------
+ * Access streams (.zca): what programs asked of the page cache
+ * ------------------------------------------------------------------------ */
+
+/*
+ * An access stream records every page a program reads (read(2) or through
+ * a mapping) or writes, keyed as cleancache keys pages: file system (its
+ * s_dev), inode, page index; with the time, samples of the kernel's
+ * resident page count per file system, and file sizes.  Its readers are
+ * trace formats ("access": the compact binary form, "access-text": the
+ * text form), so zc_trace_open() reads them like any trace, sniffed by
+ * "auto"; each access is one zc_request with ino != 0 and a whole number
+ * of pages, mapped ones flagged ZC_REQ_MAPPED (a fault) or ZC_REQ_MAPPED
+ * | ZC_REQ_AROUND (fault-around), and those of a file whose size the
+ * stream recorded before them (in the same file of the trace) flagged
+ * ZC_REQ_SIZE with file_size.
+ * Header fields (zc_trace_meta()) say what the recorder knew: page_size
+ * (always), pack (the content pack beside the stream, if any),
+ * memory_limit, read_ahead_kb, and anything else the writer was given.
+ */
+typedef struct zc_access_writer zc_access_writer;
+
+/** Options of an access-stream writer; zero fields take the defaults. */
+typedef struct zc_access_writer_options {
+    size_t page_size; /* 0: 4096 */
+    bool text;        /* the text form */
+    int level;        /* zstd level of the binary form: 0 = 19 */
+    const char *meta; /* extra header fields, "key=value\n..." or NULL */
+} zc_access_writer_options;
+
+/** Create an access stream at path ("-": standard output).  Returns 0;
+ *  -ZC_EINVAL; -ZC_EIO (message in err); -ZC_ENOMEM. */
+ZC_API int zc_access_writer_open(const char *path,
+                                 const zc_access_writer_options *opt,
+                                 zc_access_writer **out, char *err,
+                                 size_t errlen);
+
+/** Append one access: req->ino != 0, offset and length whole pages,
+ *  time_ns not before the previous record's.  Flags: ZC_REQ_MAPPED (a
+ *  read: a fault), with ZC_REQ_AROUND (fault-around: AROUND without
+ *  MAPPED is refused), ZC_REQ_SIZE (req->file_size is the file's size: a
+ *  size record goes before the access when it is not the size last
+ *  written for the file, so that a request read back carries it).
+ *  Returns 0; -ZC_EINVAL (a bad request, with a message); -ZC_EIO;
+ *  -ZC_ENOMEM.  Errors are sticky. */
+ZC_API int zc_access_write(zc_access_writer *w, const zc_request *req);
+
+/** Append a sample: at time_ns the kernel held `pages` pages of file
+ *  system dev.  Returns as zc_access_write(). */
+ZC_API int zc_access_write_resident(zc_access_writer *w, uint64_t time_ns,
+                                    uint32_t dev, uint64_t pages);
+
+/** Append a size record: from time_ns on, file ino (!= 0) of file system
+ *  dev has `bytes` bytes; every later request of the file read from the
+ *  stream carries ZC_REQ_SIZE and file_size = bytes, until the file's
+ *  next size record.  Written whatever the size last written was.
+ *  Returns as zc_access_write() (-ZC_EINVAL: ino 0, or time_ns before the
+ *  previous record's). */
+ZC_API int zc_access_write_size(zc_access_writer *w, uint64_t time_ns,
+                                uint32_t dev, uint64_t ino, uint64_t bytes);
+
+/** The last error's message, or "". */
+ZC_API const char *zc_access_writer_error(const zc_access_writer *w);
+
+/** Finish (an end record that makes the stream complete), close, free.
+ *  Returns 0 or the first error of the writer's life.  NULL is fine. */
+ZC_API int zc_access_writer_close(zc_access_writer *w, char *err,
+                                  size_t errlen);
+
+/* ------------------------------------------------------------------------
+ * Content packs (.zcp): page contents stored once
+ * ------------------------------------------------------------------------ */
+
+/*
+ * A content pack holds distinct page contents, each stored once however
+ * often it occurs, in zstd-compressed blocks with an index, so that any
+ * content is read back by its id without decompressing the rest; and a
+ * map from page keys to contents: (dev, 0, n) is page n of block device
+ * dev, (dev, ino, n) page n of inode ino of file system dev.  The streams
+ * of one recording (block trace, access stream, kernel op stream) share
+ * one pack: the content source "pack:FILE" gives the pages of block traces
+ * and access streams, and an op stream written with a pack refers to its
+ * contents by id instead of carrying them.
+ */
+typedef struct zc_pack_writer zc_pack_writer;
+typedef struct zc_pack zc_pack;
+
+/** Create a pack at path (not "-": the index is written last).  level:
+ *  zstd level, 0 = 19.  Returns 0; -ZC_EINVAL; -ZC_EIO (message in err);
+ *  -ZC_ENOMEM. */
+ZC_API int zc_pack_writer_open(const char *path, size_t page_size, int level,
+                               zc_pack_writer **out, char *err,
+                               size_t errlen);
+
+/** Store page[page_size] unless an equal content is stored already; *id
+ *  = its content id (ids are 0, 1, ... in order of first appearance).
+ *  Returns 0; -ZC_EIO; -ZC_ENOMEM.  Errors are sticky. */
+ZC_API int zc_pack_add(zc_pack_writer *w, const void *page, uint64_t *id);
+
+/** Map the key (dev, ino, index) to page (stored as zc_pack_add() does);
+ *  a key mapped again takes the new content.  *id as zc_pack_add() (id may
+ *  be NULL).  Returns as zc_pack_add(). */
+ZC_API int zc_pack_map(zc_pack_writer *w, uint32_t dev, uint64_t ino,
+                       uint64_t index, const void *page, uint64_t *id);
+
+/** The path the pack is being written to. */
+ZC_API const char *zc_pack_writer_path(const zc_pack_writer *w);
+
+/** The pack's identity: a 64-bit number drawn when the writer is opened
+ *  (never 0), stored in the pack.  Streams that refer to the pack carry it
+ *  (header field pack_id, 16 hex digits), so that a stream is never played
+ *  with another recording's pack. */
+ZC_API uint64_t zc_pack_writer_id(const zc_pack_writer *w);
+
+ZC_API const char *zc_pack_writer_error(const zc_pack_writer *w);
+
+/** Write the blocks still open and the index, close, free.  Returns 0 or
+ *  the first error (then the file is removed).  NULL is fine. */
+ZC_API int zc_pack_writer_close(zc_pack_writer *w, char *err, size_t errlen);
+
+/** Open a pack.  Returns 0; -ZC_EIO; -ZC_EFORMAT (not a pack, bad
+ *  checksum, truncated: message in err); -ZC_ENOMEM. */
+ZC_API int zc_pack_open(const char *path, zc_pack **out, char *err,
+                        size_t errlen);
+
+ZC_API size_t zc_pack_page_size(const zc_pack *p);
+ZC_API uint64_t zc_pack_contents(const zc_pack *p); /* distinct contents */
+ZC_API uint64_t zc_pack_id(const zc_pack *p); /* the writer's id */
+ZC_API uint64_t zc_pack_keys(const zc_pack *p);     /* mapped keys */
+
+/** Content id into page[page_size].  Returns 0; -ZC_EINVAL (no such id);
+ *  -ZC_EFORMAT or -ZC_EIO (a damaged block: zc_pack_error() says where). */
+ZC_API int zc_pack_page(zc_pack *p, uint64_t id, void *page);
+
+/** The content mapped to (dev, ino, index): 0 and *id; -ZC_ENOENT if the
+ *  key is not mapped. */
+ZC_API int zc_pack_lookup(const zc_pack *p, uint32_t dev, uint64_t ino,
+                          uint64_t index, uint64_t *id);
+
+ZC_API const char *zc_pack_error(const zc_pack *p);
+
+/** Close; NULL is fine.  Not thread-safe: one object per thread. */
+ZC_API void zc_pack_close(zc_pack *p);
+
+/* ------------------------------------------------------------------------
+ * Page contents
+ * ------------------------------------------------------------------------ */
+
+typedef struct zc_content zc_content;
+
+/**
+ * A content source by spec: "synth[:SEED]" (a seeded mix of zero,
+ * text-like, binary-like and incompressible pages calibrated to real file
+ * pages), "zero", "random[:SEED]", "corpus:FILE" (a real file's pages,
+ * keys mapped onto them deterministically), "image:FILE" (the device
+ * image: the bytes at the page's own offset; pages past its end are zero).
+ * Returns 0; -ZC_EINVAL (bad spec, with a message in err); -ZC_EIO;
+ * -ZC_ENOMEM.
+ */
+ZC_API int zc_content_open(const char *spec, size_t page_size, zc_content **out,
+                           char *err, size_t errlen);
+
+/** Fill page[page_size] with the content of (dev, page number, version):
+ *  the same arguments always give the same bytes; a write gives a page a
+ *  new version.  Returns 0; -ZC_EIO; -ZC_EINVAL for NULL arguments. */
+ZC_API int zc_content_page(zc_content *src, uint32_t dev, uint64_t pageno,
+                           uint64_t version, void *page);
+
+/** The same for page `index` of inode ino of file system dev (ino 0:
+ *  zc_content_page()).  Synthetic sources mix ino into the key; "pack:FILE"
+ *  looks the key up in the pack (-ZC_ENOENT if it is not there); "image"
+ *  has no file map and returns -ZC_EINVAL for ino != 0. */
+ZC_API int zc_content_file_page(zc_content *src, uint32_t dev, uint64_t ino,
+                                uint64_t index, uint64_t version, void *page);
+
+/** Whether src may give the pages of trace t: a trace whose header names a
+ *  pack (fields pack_id, and pack: a file name beside the trace, no '/'
+ *  and no "..") must be read with that pack, and a "pack:" source with the
+ *  pack the trace names.  Returns 0; -ZC_EINVAL with a one-line message in
+ *  err (another recording's pack, a pack field that is not a plain file
+ *  name). */
+ZC_API int zc_content_check_trace(const zc_content *src, const zc_trace *t,
+                                  char *err, size_t errlen);
+
+ZC_API void zc_content_close(zc_content *src);
+
+/* ------------------------------------------------------------------------
+ * Counters (of a replay and of a player)
+ * ------------------------------------------------------------------------ */
+
+/** Counters of a replay; names as in zcache-replay's output. */
+typedef struct zc_replay_stats {
+    uint64_t requests;      /* requests taken */
+    uint64_t accesses;      /* page accesses */
+    uint64_t reads, writes; /* page accesses by kind */
+    uint64_t pc_hits;       /* page-cache hits (reads and writes) */
+    uint64_t zc_gets;       /* read misses: zcache gets */
+    uint64_t zc_hits;       /* gets that hit: disk reads avoided */
+    uint64_t disk_reads;    /* read misses that the zcache did not serve */
+    uint64_t zc_puts;       /* page-cache evictions put to the zcache */
+    uint64_t zc_stored;     /* puts the zcache stored */
+    uint64_t resident_hits; /* accesses whose page was in either tier */
+    uint64_t pc_evictions;  /* pages evicted from the page cache */
+    uint64_t zc_wrong;      /* with verification on: zcache hits whose bytes
+                               differ from the page's latest content (a
+                               library bug; always 0) */
+    uint64_t zc_skipped;    /* adaptive: evictions not put (the zcache was
+                               off, or the page was known to be rejected) */
+    uint64_t zc_probes;     /* adaptive: skipped puts compressed to learn
+                               their size (zc_estimate_page()) */
+    uint64_t readahead;     /* pages a model brought in before anyone asked
+                               (readahead): zcache gets, not accesses */
+    uint64_t synthetic;     /* evicted pages the model read ahead, nobody
+                               requested, and the content source does not
+                               hold (a pack holds what the recording read):
+                               put with the "synth" source's bytes */
+} zc_replay_stats;
+
+/** Every field of zc_replay_stats, in declaration order, as X(name): the
+ *  one list outputs iterate (the library checks at build time that it
+ *  covers the struct). */
+#define ZC_REPLAY_STATS_FIELDS(X)                                              \
+    X(requests) X(accesses) X(reads) X(writes) X(pc_hits) X(zc_gets)          \
+    X(zc_hits) X(disk_reads) X(zc_puts) X(zc_stored) X(resident_hits)          \
+    X(pc_evictions) X(zc_wrong) X(zc_skipped) X(zc_probes) X(readahead)       \
+    X(synthetic)
+
+/* ------------------------------------------------------------------------
+ * The cleancache op stream and its native format (.zct)
+ * ------------------------------------------------------------------------ */
+
+/** Kinds of ops: the cleancache calls, plus page-cache hits (which reach
+ *  no cleancache hook but count as accesses). */
+typedef enum zc_op_kind {
+    ZC_OP_INIT_FS = 1,      /* pool, page_size */
+    ZC_OP_INIT_SHARED_FS,   /* pool, page_size, uuid */
+    ZC_OP_PUT,              /* pool, key, index, page (content) */
+    ZC_OP_GET,              /* pool, key, index, flags */
+    ZC_OP_INVALIDATE_PAGE,  /* pool, key, index, flags */
+    ZC_OP_INVALIDATE_INODE, /* pool, key */
+    ZC_OP_INVALIDATE_FS,    /* pool */
+    ZC_OP_PC_HITS,          /* count: read hits in the page cache */
+} zc_op_kind;
+
+/* zc_op.flags of ZC_OP_INVALIDATE_PAGE made by the page-cache model. */
+#define ZC_OP_WRITE_MISS                                                       \
+    1u                     /* a write missed the page cache: an access;        \
+                              a copy in the zcache is a resident hit */
+#define ZC_OP_WRITE_HIT 2u /* a write hit the page cache: an access */
+/* zc_op.flags of ZC_OP_PUT: the page was hit while in the page cache (the
+ * kernel's PageActive, which zcache2 admitted on); the player passes it to
+ * zc_put_page_flags() as ZC_PUT_ACTIVE. */
+#define ZC_OP_PUT_ACTIVE 1u
+/* zc_op.flags of ZC_OP_GET: a page the page-cache model read ahead, before
+ * anyone asked for it.  The player counts it as a get (zc_gets when it has
+ * a zcache, then zc_hits or disk_reads) and as readahead, never as an
+ * access, a read or a resident hit. */
+#define ZC_OP_GET_AHEAD 1u
+
+/**
+ * One op.  `pool` is the stream's own pool number (0, 1, ... in order of
+ * their init_fs), mapped to the cache's pool ids by whoever plays it.
+ * `page` points at page_size bytes, valid until the next call on the
+ * object that produced the op; `content` is the stream's id of those
+ * bytes (equal ids, equal bytes; 0 when unknown).
+ */
+typedef struct zc_op {
+    zc_op_kind kind;
+    uint32_t pool;
+    uint32_t flags;
+    zc_filekey key;
+    uint64_t index;
+    uint64_t count;
+    size_t page_size;
+    uint8_t uuid[16];
+    uint64_t content;
+    const void *page;
+} zc_op;
+
+/* ---- writing ---- */
+
+typedef struct zc_ops_writer zc_ops_writer;
+
+/** Options of an op-stream writer; zero fields take the defaults. */
+typedef struct zc_ops_writer_options {
+    size_t page_size; /* 0: 4096 */
+    bool text;        /* the text form (for people and hand-written tests) */
+    int level;        /* block compression: 0 or 1 LZO1X-1 (the default),
+                         9 LZO1X-999 (slow to write, smaller; same reader),
+                         -1 none (blocks stored as they are) */
+    uint32_t window;  /* distinct contents a reader keeps: 0 = 16384;
+                         window * page_size at most 1 GiB */
+    const char *meta; /* extra header fields, "key=value\n..." or NULL */
+    zc_pack_writer *pack; /* NULL, or where put contents are stored: the
+                             stream refers to them by pack id (header
+                             field pack=BASENAME; the pack must sit beside
+                             the stream).  Not owned. */
+} zc_ops_writer_options;
+
+/**
+ * Create an op stream at path ("-": standard output).  The binary form
+ * (.zct) is: a versioned header with key=value fields, then checksummed
+ * blocks of records, each block compressed; page contents are stored once
+ * and referred to by id while they are within the window, so neither side
+ * holds more than `window` pages.  Returns 0; -ZC_EINVAL; -ZC_EIO (with a
+ * message in err); -ZC_ENOMEM.
+ */
+ZC_API int zc_ops_writer_open(const char *path,
+                              const zc_ops_writer_options *opt,
+                              zc_ops_writer **out, char *err, size_t errlen);
+
+/** Append one op (a put copies its page).  Consecutive PC_HITS ops are
+ *  merged.  Returns 0; -ZC_EINVAL (a bad op: unknown kind or flags, pool
+ *  not initialised, a put without a page or with another page size,
+ *  consecutive pc_hits whose sum passes 2^64 - 1);
+ *  -ZC_EIO; -ZC_ENOMEM.  Errors are sticky. */
+ZC_API int zc_ops_write(zc_ops_writer *w, const zc_op *op);
+
+/** The last error's message, or "". */
+ZC_API const char *zc_ops_writer_error(const zc_ops_writer *w);
+
+/** Finish the stream (an end record that makes it complete), close and
+ *  free.  Returns 0, or the first error of the writer's life (a stream
+ *  whose writer failed must be treated as incomplete).  NULL is fine. */
+ZC_API int zc_ops_writer_close(zc_ops_writer *w, char *err, size_t errlen);
+
+/* ---- reading ---- */
+
+typedef struct zc_ops_reader zc_ops_reader;
+
+/** Whether the first bytes of a file, head[len] (16 are enough), begin an
+ *  op stream, binary or text. */
+ZC_API bool zc_ops_sniff(const void *head, size_t len);
+
+/** Open an op stream, binary or text (told by its first bytes).  Returns
+ *  0; -ZC_EIO; -ZC_EFORMAT (not an op stream, a bad header, an unknown
+ *  major version); -ZC_ENOMEM; with a one-line message in err. */
+ZC_API int zc_ops_open(const char *path, zc_ops_reader **out, char *err,
+                       size_t errlen);
+
+/** The next op: 1 and *op; 0 at the end record; -ZC_EFORMAT (bad or
+ *  truncated input: a stream without its end record is an error, never a
+ *  short success; pc_hits counts and ops adding up past 2^64 - 1, which
+ *  would wrap a player's counters) or -ZC_EIO, with the message in
+ *  zc_ops_error().  Errors are sticky. */
+ZC_API int zc_ops_next(zc_ops_reader *r, zc_op *op);
+
+/** The last error's message ("FILE: offset N: what", "FILE:LINE: what"),
+ *  or "". */
+ZC_API const char *zc_ops_error(const zc_ops_reader *r);
+
+/** A header field's value, or NULL; valid until zc_ops_close().
+ *  "page_size" is always there. */
+ZC_API const char *zc_ops_meta(const zc_ops_reader *r, const char *key);
+
+ZC_API size_t zc_ops_page_size(const zc_ops_reader *r);
+
+/** Close; NULL is fine. */
+ZC_API void zc_ops_close(zc_ops_reader *r);
+
+/* ---- playing ---- */
+
+typedef struct zc_player zc_player;
+
+/**
+ * A player drives the cache zc (NULL: no zcache, every get misses) with
+ * ops and counts as the replay does (zc_replay_stats; `requests` stays 0
+ * and `pc_evictions` counts puts).  Stream pools are created in zc at
+ * their init op.  Not owned: zc.  Returns 0; -ZC_EINVAL; -ZC_ENOMEM.
+ */
+ZC_API int zc_player_create(zc_cache *zc, zc_player **out);
+
+/** Play one op.  Returns 0; -ZC_EINVAL (a pool not initialised, a second
+ *  init of one pool, a put without a page when there is a cache, an op
+ *  that could carry `accesses` past 2^64 - 1: a pc_hits count larger than
+ *  what is left, or any op once it is there); -ZC_ENOMEM; an error of the
+ *  cache. */
+ZC_API int zc_player_op(zc_player *p, const zc_op *op);
+
+/** Verification: remember a 128-bit hash of every put's bytes and check
+ *  every get hit against the last put of its key that no invalidate
+ *  removed; mismatches and hits on keys with no such put count in
+ *  zc_wrong.  Turn on before the first op. */
+ZC_API void zc_player_verify(zc_player *p, bool on);
+
+ZC_API int zc_player_stats_get(const zc_player *p, zc_replay_stats *out);
+
+/** Destroy; NULL is fine. */
+ZC_API void zc_player_destroy(zc_player *p);
+
+/* ------------------------------------------------------------------------
+ * Replay: the page-cache model in front of a zcache
+ * ------------------------------------------------------------------------ */
+
+typedef struct zc_replay zc_replay;
+
+/** The largest page cache a replay models, in pages (2^31 - 2: a model
+ *  names its pages by 31-bit indexes; 8 TiB of 4 KiB pages).  The tools
+ *  refuse larger --page-cache and --memory values with this number. */
+#define ZC_REPLAY_PAGES_MAX 0x7FFFFFFEu
+
+/**
+ * A replay: a page cache of pc_pages pages (LRU) in front of the cache zc
+ * (NULL: no zcache; then content may be NULL too).  Neither zc nor content
+ * is owned.  Returns 0; -ZC_EINVAL (pc_pages above ZC_REPLAY_PAGES_MAX
+ * among others); -ZC_ENOMEM.
+ */
+ZC_API int zc_replay_create(uint64_t pc_pages, size_t page_size, zc_cache *zc,
+                            zc_content *content, zc_replay **out);
+
+/** Feed one request: split into pages, each run through the model.
+ *  Returns 0; -ZC_ENOMEM; an error of the zcache or the content source. */
+ZC_API int zc_replay_request(zc_replay *r, const zc_request *req);
+
+/**
+ * Change the page cache's capacity mid-run, in pages (an adaptive split
+ * moves memory between the page cache and the zcache).  Growing takes
+ * effect at once; shrinking evicts the least recently used pages, each
+ * put to the zcache as any eviction is.  Returns 0; -ZC_EINVAL (NULL, or
+ * pages too large); -ZC_ENOMEM (nothing changed); or the error of an op it
+ * emitted (the page cache then holds fewer pages than before).
+ */
+ZC_API int zc_replay_set_page_cache(zc_replay *r, uint64_t pages);
+
+/**
+ * Page-cache models, found by name.  zc_page_cache_model_name(i) is the
+ * i-th registered model for i = 0, 1, ... (NULL past the end), and
+ * zc_page_cache_model_doc(i) says in one line what it is.  "lru" (exact
+ * least-recently-used, the default) is the first; "linux" follows the
+ * kernel's two-list replacement, workingset refaults and readahead.
+ */
+ZC_API const char *zc_page_cache_model_name(size_t i);
+ZC_API const char *zc_page_cache_model_doc(size_t i);
+
+/**
+ * Choose the page-cache model of r by name (default "lru"), before its
+ * first request and before zc_replay_adapt().  Returns 0; -ZC_EINVAL
+ * (NULL, a name no model has, or r has taken a request).
+ */
+ZC_API int zc_replay_set_model(zc_replay *r, const char *name);
+
+/**
+ * The readahead limit of a model that reads ahead, in KiB: the device's
+ * read_ahead_kb (default 128, a disk's; 0: no readahead).  An access
+ * stream records it (zc_trace_meta(t, "read_ahead_kb")).  Before the
+ * first request.  Returns 0; -ZC_EINVAL (NULL, more than 2^22 KiB, or r
+ * has taken a request).
+ */
+ZC_API int zc_replay_set_read_ahead(zc_replay *r, uint64_t kb);
+
+/** The pages the page cache holds now (0 for NULL). */
+ZC_API uint64_t zc_replay_resident(const zc_replay *r);
+
+/**
+ * Adaptive sizing: a fixed memory shared by the page cache and the zcache,
+ * and a controller that moves the boundary between them.
+ *
+ * The controller keeps one recency stack over the pages in both tiers and
+ * pages recently dropped from them (ghosts: keys without data, up to
+ * `ghost_factor` times the pages M holds), each with what it would cost in
+ * the zcache: its measured compressed size as a share of the arena, zero
+ * if it was rejected, the mean of its kind if never compressed.  From
+ * every access's depth in that stack it counts, for each candidate split
+ * (the zcache's share of M in `steps` steps), the page-cache hits, zcache
+ * hits and disk reads that split would have had, and prices them: disk
+ * reads x disk_ns + compressions x put_ns + decompressions x get_ns (the
+ * measured costs make a run depend on timing; fixed ones make it
+ * reproducible).  At
+ * the end of each epoch it moves to the cheapest split over the decayed
+ * history when that gains more than 25 disk reads' worth and 0.5% (three
+ * times that to shrink the zcache, which loses its contents).  Admission: with
+ * a share of 0 the zcache is off and puts cost nothing, except one in
+ * `probe_every` compressed without being stored to keep the sizes known; a page
+ * known to be rejected (compressed since its last write) is not compressed
+ * again.
+ */
+typedef struct zc_adapt_options {
+    uint64_t memory_bytes;  /* M: page-cache pages + the zcache's arena */
+    uint64_t disk_ns;       /* a disk read's cost; 0: 100000 (an SSD) */
+    uint64_t put_ns;        /* a compression's cost; 0: measured as it runs */
+    uint64_t get_ns;        /* a decompression's cost; 0: measured */
+    unsigned steps;         /* candidate shares 0, 100/steps, ..., 100 %;
+                               0: 20 */
+    uint64_t epoch;         /* accesses between decisions; 0: max(64, the
+                               pages M holds / 8) */
+    unsigned decay_percent; /* weight kept by the history at each epoch;
+                               0: what halves it each time the pages M
+                               holds have been accessed */
+    unsigned probe_every;   /* with the zcache off, one unknown page in
+                               this many is compressed; 0: 16 */
+    unsigned start_percent; /* the zcache's share until the first decision */
+    unsigned ghost_factor;  /* 0: 16 */
+} zc_adapt_options;
+
+/**
+ * Set options from "key=value,..." (memory=64M, disk=100us|8ms|hdd|ssd|
+ * nvme, put=5us, get=1us, steps=20, epoch=4096, decay=90, probe=16,
+ * start=0, ghosts=16); keys not named keep their values.  Returns 0 or
+ * -ZC_EINVAL with a one-line message in err.
+ */
+ZC_API int zc_adapt_options_parse(zc_adapt_options *opt, const char *spec,
+                                  char *err, size_t errlen);
+
+/** The keys zc_adapt_options_parse() takes: the i-th key's name (NULL
+ *  past the last) and a one-line description with its default. */
+ZC_API const char *zc_adapt_key_name(size_t i);
+ZC_API const char *zc_adapt_key_doc(size_t i);
+
+/** One epoch of an adaptive replay. */
+typedef struct zc_adapt_epoch {
+    uint64_t accesses; /* accesses before the epoch's end */
+    uint64_t pc_pages; /* the split in force during the epoch */
+    uint64_t zc_bytes; /* (0: the zcache was off) */
+    uint64_t next_pc_pages, next_zc_bytes; /* the split chosen at its end */
+    double est_disk_reads; /* decayed history: disk reads of the chosen and */
+    double est_cost_ns;    /* its cost */
+    double put_ns, get_ns; /* the CPU costs used */
+    uint64_t disk_reads, zc_hits, pc_hits; /* counters at the epoch's end */
+} zc_adapt_epoch;
+
+/**
+ * Make r adaptive: from now on the page cache and the zcache (whose
+ * capacity is set here) share opt->memory_bytes, split by the controller.
+ * Call before the first request, on a replay with a zcache and no op
+ * writer or sink (the split makes the op stream depend on the zcache).
+ * Make the zcache with capacity M: allocators lay out their size classes
+ * by the capacity they are made with (zsmalloc's spans), and the
+ * controller may give it all of M.
+ * Returns 0; -ZC_EINVAL (bad options, a steps value above 100); -ZC_ENOMEM.
+ */
+ZC_API int zc_replay_adapt(zc_replay *r, const zc_adapt_options *opt);
+
+/** The epochs so far (NULL and 0 when not adaptive); valid until the next
+ *  request. */
+ZC_API size_t zc_replay_adapt_log(const zc_replay *r,
+                                  const zc_adapt_epoch **out);
+
+/** Verification (zc_player_verify()): every zcache hit is checked against
+ *  the bytes of the page's last put; mismatches count in zc_wrong.  Since
+ *  every put carries the page's latest content and writes invalidate, a
+ *  correct cache never counts one.  Turn on before the first request. */
+ZC_API void zc_replay_verify(zc_replay *r, bool on);
+
+/** Save the op stream the replay makes (the same whatever zcache is
+ *  behind it) to w, which needs a content source.  Call it before the
+ *  first request (a stream must hold its init ops).  Not owned: close w
+ *  after the last request.  Returns 0; -ZC_EINVAL. */
+ZC_API int zc_replay_save_ops(zc_replay *r, zc_ops_writer *w);
+
+/** A function given every op the replay makes, after the writer and
+ *  before the player; a non-zero return stops the replay with that code.
+ *  op->page is valid during the call only. */
+typedef int (*zc_op_sink)(void *ctx, const zc_op *op);
+
+/** Hand every op to fn(ctx, op) (NULL: stop); pages are made for puts
+ *  from the replay's content source (without one, a put carries no bytes:
+ *  op->page is NULL, for sinks that only count).  Call it before the first
+ *  request.  Returns 0; -ZC_EINVAL (an adaptive replay). */
+ZC_API int zc_replay_sink(zc_replay *r, zc_op_sink fn, void *ctx);
+
+ZC_API int zc_replay_stats_get(const zc_replay *r, zc_replay_stats *out);
+
+/** Destroy; NULL is fine. */
+ZC_API void zc_replay_destroy(zc_replay *r);
+
+/* ------------------------------------------------------------------------
+ * The LRU miss-ratio curve of the page-cache tier, in one pass
+ * ------------------------------------------------------------------------ */
+
+typedef struct zc_mrc zc_mrc;
+
+/** An exact LRU hit curve: feed page accesses once, then ask the hits of
+ *  any page-cache size (an LRU of C pages hits the accesses whose stack
+ *  distance is below C; reads and writes both count, as in the replay).
+ *  Memory is O(distinct pages); an access costs O(log distinct pages).
+ *  Returns 0; -ZC_EINVAL; -ZC_ENOMEM. */
+ZC_API int zc_mrc_create(zc_mrc **out);
+
+/** One access of page `page` of device `dev`.  0; -ZC_EINVAL; -ZC_ENOMEM. */
+ZC_API int zc_mrc_access(zc_mrc *m, uint32_t dev, uint64_t page);
+
+/** One access of page `index` of inode ino of file system dev (ino 0:
+ *  zc_mrc_access()).  0; -ZC_EINVAL; -ZC_ENOMEM. */
+ZC_API int zc_mrc_file_access(zc_mrc *m, uint32_t dev, uint64_t ino,
+                              uint64_t index);
+
+/** A request, split into pages as the replay does.  0; -ZC_EINVAL;
+ *  -ZC_ENOMEM. */
+ZC_API int zc_mrc_request(zc_mrc *m, const zc_request *req, size_t page_size);
+
+/** Hits of an LRU page cache of `pages` pages over the accesses so far. */
+ZC_API uint64_t zc_mrc_hits(const zc_mrc *m, uint64_t pages);
+
+ZC_API uint64_t zc_mrc_accesses(const zc_mrc *m);
+ZC_API uint64_t zc_mrc_distinct(const zc_mrc *m);
+
+/** Destroy; NULL is fine. */
+ZC_API void zc_mrc_destroy(zc_mrc *m);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ZCACHE_SIM_H */

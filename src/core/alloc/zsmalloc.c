@@ -1,0 +1,687 @@
+/*
+ * core/alloc/zsmalloc.c - size classes over multi-frame spans, with compaction,
+ * after the kernel's zsmalloc.
+ *
+ * An object goes to the class of its size rounded up to 8 bytes.  A class
+ * packs objects back to back into spans of 1 to 8 frames (a "zspage"); the
+ * span length is the one that wastes the least of its frames, so objects
+ * may straddle two frames of a span; a longer span is taken only when it
+ * wastes clearly less (SPAN_GAIN), since a class's partly filled span is
+ * waste too.  Classes whose (frames, objects) per
+ * span come out equal are merged into the largest of them, as the kernel
+ * does, which keeps the number of partly filled spans down.
+ *
+ * A handle names an object by span id and slot number: slot_bits =
+ * log2(page / 8) bits of slot (no class has more objects per span than a
+ * page has 8-byte units... times the span, see create) and the rest span
+ * id.  Free slots of a span form a list threaded through the slots
+ * themselves (a 16-bit successor at the slot's start; slots never used yet
+ * are simply those past `fresh`, so a new span is not touched until it is
+ * written), and free span ids a
+ * list threaded through the span table, so a span's metadata is 16 bytes
+ * plus 4 per frame plus its table slot.
+ *
+ * A class with no free slot borrows one from a slightly larger class before
+ * it opens a new span (see zs_create for how much larger).
+ *
+ * Compaction is eager: as soon as a class has a whole span's worth of free
+ * slots, the objects of its emptiest span move into the others and the
+ * span's frames go back to the arena; each move is reported through the
+ * relocate hook so the owner can update its handle.  Partly used spans
+ * therefore never waste more than one span per class.
+ *
+ * Nothing is evicted for a frame's sake, so buddies() is empty; mates()
+ * names the in-use slots of the span that reach into a frame this object's
+ * slot reaches into (a slot straddles at most two).
+ *
+ * Invariants: a span is on its class's non-full list iff inuse < objs;
+ * class free_slots == sum of (objs - inuse) over its spans < objs after
+ * every free; an empty span does not exist.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include "../internal.h"
+
+#define MAX_SPAN 8
+/* A longer span must beat a shorter one by this much usage to be chosen:
+ * long spans waste less at their tail but more while partly filled.
+ * Measured on real file pages (bench/): 0.02 gave the best density. */
+#define SPAN_GAIN 0.02
+#define STEP 8
+#define NO_SLOT 0xFFFFu
+
+struct zs_class {
+    uint32_t size;
+    uint16_t span;    /* frames per span */
+    uint16_t objs;    /* objects per span */
+    uint32_t nonfull; /* span id + 1, 0 = none */
+    uint32_t nspans;
+    uint64_t free_slots;
+};
+
+struct zs_span {
+    uint16_t cls;
+    uint16_t inuse;
+    uint16_t free_head; /* freed slots, a list through the slots */
+    uint16_t nframes;
+    uint16_t fresh; /* slots from here on were never used */
+    uint16_t spare;
+    uint32_t prev, next; /* non-full list, span id + 1 */
+    uint32_t frames[];
+};
+
+struct zs {
+    struct zc__arena *arena;
+    struct zc__mem *mem;
+    struct zc__relocate reloc;
+    size_t page;
+    unsigned shift, off_bits;
+    uint32_t borrow; /* how much larger a borrowed slot may be, 16.16 */
+    uint32_t nclasses;
+    struct zs_class *classes;
+    uint16_t *class_of; /* by size / STEP */
+    size_t nsizes;
+    uintptr_t *spans; /* a span pointer, or (next free id + 1) << 1 | 1 */
+    uint32_t nspan_ids, spans_cap;
+    uint32_t free_id; /* first free id + 1 */
+    unsigned slot_bits;
+    uint8_t *bitmap; /* compaction scratch: one bit per slot */
+    size_t bitmap_bytes;
+    uint8_t *bounce; /* compaction scratch: one object */
+    uint64_t objects;
+};
+
+static size_t span_bytes(const struct zs_span *sp)
+{
+    return sizeof(*sp) + sp->nframes * sizeof(uint32_t);
+}
+
+static inline struct zs_span *span_at(const struct zs *z, uint32_t sid)
+{
+    uintptr_t v = z->spans[sid];
+
+    return (v & 1) ? NULL : (struct zs_span *)v;
+}
+
+static void zs_destroy(void *p)
+{
+    struct zs *z = p;
+
+    if (!z)
+        return;
+    for (uint32_t i = 0; i < z->nspan_ids; i++) {
+        struct zs_span *sp = span_at(z, i);
+        if (!sp)
+            continue;
+        for (unsigned f = 0; f < sp->nframes; f++)
+            zc__arena_free(z->arena, sp->frames[f]);
+        zc__free(z->mem, sp, span_bytes(sp));
+    }
+    zc__free(z->mem, z->spans, z->spans_cap * sizeof(*z->spans));
+    zc__free(z->mem, z->classes, z->nclasses * sizeof(*z->classes));
+    zc__free(z->mem, z->class_of, z->nsizes * sizeof(*z->class_of));
+    zc__free(z->mem, z->bitmap, z->bitmap_bytes);
+    zc__free(z->mem, z->bounce, z->page);
+    zc__free(z->mem, z, sizeof(*z));
+}
+
+/* The span length in 1..max_span frames that wastes least for size s. */
+static void best_span(size_t page, size_t s, unsigned max_span, unsigned *span,
+                      unsigned *objs)
+{
+    double best = -1;
+
+    for (unsigned n = 1; n <= max_span; n++) {
+        size_t k = n * page / s;
+        double usage = (double)(k * s) / (double)(n * page);
+        if (k > NO_SLOT - 1)
+            k = NO_SLOT - 1;
+        if (k && usage > best + SPAN_GAIN) {
+            best = usage;
+            *span = n;
+            *objs = (unsigned)k;
+        }
+    }
+}
+
+static int zs_create(struct zc__arena *arena, struct zc__mem *mem,
+                     const struct zc__relocate *reloc, void **out)
+{
+    struct zs *z = zc__calloc(mem, sizeof(*z));
+    unsigned span = 0, objs = 0, max_objs = 0, max_span;
+    uint32_t n = 0;
+
+    if (!z)
+        return -ZC_ENOMEM;
+    z->arena = arena;
+    z->mem = mem;
+    z->reloc = *reloc;
+    z->page = arena->page_size;
+    z->shift = arena->page_shift;
+    z->off_bits = z->shift - 3;
+    /* Every class in use keeps about half a span unused, so spans must be
+     * short in a small arena: up to 1 frame per 256 of the budget.  And a
+     * class may borrow a slot from a class larger by up to 4/sqrt(frames):
+     * rounding up costs per object, a partly used span per class, so the
+     * best class spacing shrinks as 1/sqrt(objects).  (Measured on real
+     * file pages at 1, 4, 16 and 64 MiB: density 0.34/0.75/0.93/0.96 with
+     * 8-frame spans and 1/32 borrowing, 0.79/0.89/0.93/0.96 with these.) */
+    max_span = arena->max_frames / 256;
+    max_span = max_span < 1 ? 1 : max_span > MAX_SPAN ? MAX_SPAN : max_span;
+    {
+        uint32_t r = 1;
+        while ((uint64_t)(r + 1) * (r + 1) <= (uint64_t)arena->max_frames + 1)
+            r++;
+        z->borrow = (uint32_t)((4u << 16) / r);
+    }
+    z->nsizes = z->page / STEP + 1;
+    z->class_of = zc__alloc(mem, z->nsizes * sizeof(*z->class_of));
+    z->bounce = zc__alloc(mem, z->page);
+    if (!z->class_of || !z->bounce)
+        goto nomem;
+    /* Count merged classes first, largest size down. */
+    for (int pass = 0; pass < 2; pass++) {
+        unsigned last_span = 0, last_objs = 0;
+        n = 0;
+        for (size_t i = z->nsizes - 1; i >= 1; i--) {
+            best_span(z->page, i * STEP, max_span, &span, &objs);
+            if (span != last_span || objs != last_objs) {
+                if (pass) {
+                    struct zs_class *c = &z->classes[n];
+                    c->size = (uint32_t)(i * STEP);
+                    c->span = (uint16_t)span;
+                    c->objs = (uint16_t)objs;
+                }
+                n++;
+                last_span = span;
+                last_objs = objs;
+                if (objs > max_objs)
+                    max_objs = objs;
+            }
+            if (pass)
+                z->class_of[i] = (uint16_t)(n - 1);
+        }
+        if (!pass) {
+            z->nclasses = n;
+            z->classes = zc__calloc(mem, n * sizeof(*z->classes));
+            if (!z->classes)
+                goto nomem;
+        }
+    }
+    z->class_of[0] = z->class_of[1];
+    /* Slot numbers must fit the handle's low bits. */
+    z->slot_bits = 1;
+    while ((1u << z->slot_bits) < max_objs)
+        z->slot_bits++;
+    z->bitmap_bytes = (max_objs + 7) / 8;
+    z->bitmap = zc__alloc(mem, z->bitmap_bytes);
+    if (!z->bitmap)
+        goto nomem;
+    *out = z;
+    return 0;
+nomem:
+    zs_destroy(z);
+    return -ZC_ENOMEM;
+}
+
+static size_t zs_max_size(const void *p)
+{
+    const struct zs *z = p;
+
+    return z->page;
+}
+
+/* ---- places ----------------------------------------------------------- */
+
+static inline uint32_t encode(const struct zs *z, uint32_t sid, uint32_t slot)
+{
+    return (sid << z->slot_bits) | slot;
+}
+
+/* The span of a handle and the object's byte offset within the span. */
+static inline struct zs_span *decode(const struct zs *z, uint32_t h,
+                                     uint32_t *sid, size_t *span_off)
+{
+    struct zs_span *sp;
+
+    *sid = h >> z->slot_bits;
+    sp = (struct zs_span *)z->spans[*sid];
+    *span_off =
+        (size_t)(h & ((1u << z->slot_bits) - 1)) * z->classes[sp->cls].size;
+    return sp;
+}
+
+static inline uint8_t *slot_ptr(const struct zs *z, const struct zs_span *sp,
+                                size_t span_off)
+{
+    return zc__arena_frame(z->arena, sp->frames[span_off >> z->shift]) +
+           (span_off & (z->page - 1));
+}
+
+static uint32_t slot_handle(const struct zs *z, uint32_t sid, size_t span_off)
+{
+    const struct zs_span *sp = (const struct zs_span *)z->spans[sid];
+
+    return encode(z, sid, (uint32_t)(span_off / z->classes[sp->cls].size));
+}
+
+static inline uint16_t read16(const uint8_t *p)
+{
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return v;
+}
+
+static inline void write16(uint8_t *p, uint16_t v)
+{
+    memcpy(p, &v, 2);
+}
+
+/* ---- lists -------------------------------------------------------------- */
+
+static void nonfull_push(struct zs *z, struct zs_class *c, uint32_t sid)
+{
+    struct zs_span *sp = span_at(z, sid);
+
+    sp->prev = 0;
+    sp->next = c->nonfull;
+    if (c->nonfull)
+        span_at(z, c->nonfull - 1)->prev = sid + 1;
+    c->nonfull = sid + 1;
+}
+
+static void nonfull_unlink(struct zs *z, struct zs_class *c, uint32_t sid)
+{
+    struct zs_span *sp = span_at(z, sid);
+
+    if (sp->prev)
+        span_at(z, sp->prev - 1)->next = sp->next;
+    else
+        c->nonfull = sp->next;
+    if (sp->next)
+        span_at(z, sp->next - 1)->prev = sp->prev;
+    sp->prev = sp->next = 0;
+}
+
+/* ---- spans ------------------------------------------------------------ */
+
+static int span_id_get(struct zs *z, uint32_t *sid)
+{
+    if (z->free_id) {
+        *sid = z->free_id - 1;
+        z->free_id = (uint32_t)(z->spans[*sid] >> 1);
+        return 0;
+    }
+    if (z->nspan_ids >> (31 - z->slot_bits))
+        return -ZC_ENOSPC;
+    if (z->nspan_ids == z->spans_cap) {
+        uint32_t cap = z->spans_cap ? z->spans_cap * 2 : 64;
+        uintptr_t *t = zc__alloc(z->mem, cap * sizeof(*t));
+        if (!t)
+            return -ZC_ENOMEM;
+        if (z->spans)
+            memcpy(t, z->spans, z->spans_cap * sizeof(*t));
+        zc__free(z->mem, z->spans, z->spans_cap * sizeof(*t));
+        z->spans = t;
+        z->spans_cap = cap;
+    }
+    *sid = z->nspan_ids++;
+    return 0;
+}
+
+static int span_new(struct zs *z, uint32_t ci, uint32_t *sid_out)
+{
+    struct zs_class *c = &z->classes[ci];
+    struct zs_span *sp;
+    uint32_t sid;
+    unsigned got;
+    int rc = 0;
+
+    sp = zc__alloc(z->mem, sizeof(*sp) + c->span * sizeof(uint32_t));
+    if (!sp)
+        return -ZC_ENOMEM;
+    memset(sp, 0, sizeof(*sp));
+    sp->cls = (uint16_t)ci;
+    sp->nframes = c->span;
+    for (got = 0; got < c->span; got++) {
+        rc = zc__arena_alloc(z->arena, &sp->frames[got]);
+        if (rc)
+            break;
+    }
+    if (!rc)
+        rc = span_id_get(z, &sid);
+    if (rc) {
+        while (got--)
+            zc__arena_free(z->arena, sp->frames[got]);
+        zc__free(z->mem, sp, span_bytes(sp));
+        return rc;
+    }
+    z->spans[sid] = (uintptr_t)sp;
+    sp->free_head = NO_SLOT;
+    sp->fresh = 0;
+    c->free_slots += c->objs;
+    c->nspans++;
+    nonfull_push(z, c, sid);
+    *sid_out = sid;
+    return 0;
+}
+
+static void span_release(struct zs *z, uint32_t sid)
+{
+    struct zs_span *sp = span_at(z, sid);
+    struct zs_class *c = &z->classes[sp->cls];
+
+    nonfull_unlink(z, c, sid);
+    c->free_slots -= c->objs;
+    c->nspans--;
+    for (unsigned f = 0; f < sp->nframes; f++)
+        zc__arena_free(z->arena, sp->frames[f]);
+    zc__free(z->mem, sp, span_bytes(sp));
+    z->spans[sid] = (uintptr_t)z->free_id << 1 | 1;
+    z->free_id = sid + 1;
+}
+
+/* Take a free slot of a span that has one; its span offset. */
+static size_t slot_take(struct zs *z, uint32_t sid)
+{
+    struct zs_span *sp = span_at(z, sid);
+    struct zs_class *c = &z->classes[sp->cls];
+    size_t off;
+
+    if (sp->free_head != NO_SLOT) {
+        off = (size_t)sp->free_head * c->size;
+        sp->free_head = read16(slot_ptr(z, sp, off));
+    } else {
+        off = (size_t)sp->fresh++ * c->size;
+    }
+    sp->inuse++;
+    c->free_slots--;
+    if (sp->inuse == c->objs)
+        nonfull_unlink(z, c, sid);
+    return off;
+}
+
+static void slot_give(struct zs *z, uint32_t sid, size_t off)
+{
+    struct zs_span *sp = span_at(z, sid);
+    struct zs_class *c = &z->classes[sp->cls];
+
+    write16(slot_ptr(z, sp, off), sp->free_head);
+    sp->free_head = (uint16_t)(off / c->size);
+    if (sp->inuse == c->objs)
+        nonfull_push(z, c, sid);
+    sp->inuse--;
+    c->free_slots++;
+}
+
+/* ---- object bytes ----------------------------------------------------- */
+
+static void copy_out(const struct zs *z, const struct zs_span *sp, size_t off,
+                     void *dst, size_t len)
+{
+    size_t in = off & (z->page - 1);
+    size_t first = z->page - in < len ? z->page - in : len;
+
+    memcpy(dst, slot_ptr(z, sp, off), first);
+    if (first < len)
+        memcpy((uint8_t *)dst + first, slot_ptr(z, sp, off + first),
+               len - first);
+}
+
+static void copy_in(const struct zs *z, const struct zs_span *sp, size_t off,
+                    const void *src, size_t len)
+{
+    size_t in = off & (z->page - 1);
+    size_t first = z->page - in < len ? z->page - in : len;
+
+    memcpy(slot_ptr(z, sp, off), src, first);
+    if (first < len)
+        memcpy(slot_ptr(z, sp, off + first), (const uint8_t *)src + first,
+               len - first);
+}
+
+static const void *zs_map(void *p, uint32_t h, size_t len, void *bounce)
+{
+    struct zs *z = p;
+    uint32_t sid;
+    size_t off;
+    struct zs_span *sp = decode(z, h, &sid, &off);
+
+    if ((off & (z->page - 1)) + len <= z->page)
+        return slot_ptr(z, sp, off);
+    copy_out(z, sp, off, bounce, len);
+    return bounce;
+}
+
+static void zs_write(void *p, uint32_t h, const void *src, size_t len)
+{
+    struct zs *z = p;
+    uint32_t sid;
+    size_t off;
+    struct zs_span *sp = decode(z, h, &sid, &off);
+
+    copy_in(z, sp, off, src, len);
+}
+
+/* ---- alloc, free, compaction -------------------------------------------- */
+
+static int zs_alloc(void *p, size_t size, uint32_t *handle)
+{
+    struct zs *z = p;
+    uint32_t ci, sid;
+    struct zs_class *c;
+    size_t off;
+
+    if (size == 0 || size > z->page)
+        return -ZC_EINVAL;
+    ci = z->class_of[(size + STEP - 1) / STEP];
+    c = &z->classes[ci];
+    /* Before opening a span, take a free slot of a slightly larger class:
+     * a new span's unused slots would waste more. */
+    for (uint32_t up = ci;
+         !c->nonfull && up-- > 0 &&
+         z->classes[up].size <= size + ((size * z->borrow) >> 16);)
+        if (z->classes[up].nonfull) {
+            ci = up;
+            c = &z->classes[ci];
+        }
+    if (c->nonfull) {
+        sid = c->nonfull - 1;
+    } else {
+        int rc = span_new(z, ci, &sid);
+        if (rc)
+            return rc;
+    }
+    off = slot_take(z, sid);
+    z->objects++;
+    *handle = slot_handle(z, sid, off);
+    return 0;
+}
+
+/* Empty the least used span of a class into the others while the class
+ * has a whole span of free slots. */
+static void compact(struct zs *z, struct zs_class *c)
+{
+    while (c->free_slots >= c->objs && c->nonfull) {
+        uint32_t src = c->nonfull - 1, best = UINT32_MAX;
+        struct zs_span *sp;
+
+        for (uint32_t s = c->nonfull; s; s = span_at(z, s - 1)->next)
+            if (span_at(z, s - 1)->inuse < best) {
+                best = span_at(z, s - 1)->inuse;
+                src = s - 1;
+            }
+        sp = span_at(z, src);
+        /* Unhook the source first so moves never land in it. */
+        nonfull_unlink(z, c, src);
+        memset(z->bitmap, 0, (c->objs + 7) / 8);
+        for (uint16_t s = sp->free_head; s != NO_SLOT;
+             s = read16(slot_ptr(z, sp, (size_t)s * c->size)))
+            z->bitmap[s / 8] |= (uint8_t)(1u << (s % 8));
+        for (unsigned s = 0; s < sp->fresh && sp->inuse; s++) {
+            size_t from = (size_t)s * c->size, to;
+            uint32_t dst, old_h, new_h;
+
+            if (z->bitmap[s / 8] & (1u << (s % 8)))
+                continue;
+            dst = c->nonfull - 1;
+            to = slot_take(z, dst);
+            copy_out(z, sp, from, z->bounce, c->size);
+            copy_in(z, span_at(z, dst), to, z->bounce, c->size);
+            old_h = slot_handle(z, src, from);
+            new_h = slot_handle(z, dst, to);
+            sp->inuse--;
+            c->free_slots++;
+            z->reloc.moved(z->reloc.ctx, old_h, new_h);
+        }
+        /* span_release unlinks from the list: put it back to keep that
+         * symmetric. */
+        nonfull_push(z, c, src);
+        span_release(z, src);
+    }
+}
+
+static void zs_free(void *p, uint32_t h)
+{
+    struct zs *z = p;
+    uint32_t sid;
+    size_t off;
+    struct zs_span *sp = decode(z, h, &sid, &off);
+    struct zs_class *c = &z->classes[sp->cls];
+
+    slot_give(z, sid, off);
+    z->objects--;
+    if (sp->inuse == 0)
+        span_release(z, sid);
+    else if (c->free_slots >= c->objs)
+        compact(z, c);
+}
+
+static unsigned zs_buddies(void *p, uint32_t h, uint32_t *out, unsigned max)
+{
+    ZC__UNUSED(p);
+    ZC__UNUSED(h);
+    ZC__UNUSED(out);
+    ZC__UNUSED(max);
+    return 0;
+}
+
+/* The objects whose slots reach into a frame that h's slot reaches into:
+ * the slots from the one holding the first frame's first byte to the one
+ * holding the last frame's last byte, less h, the slots never used (from
+ * fresh on) and those on the free list. */
+static unsigned zs_mates(void *p, uint32_t h, uint32_t *out, unsigned max)
+{
+    struct zs *z = p;
+    uint32_t sid;
+    size_t off;
+    struct zs_span *sp = decode(z, h, &sid, &off);
+    const struct zs_class *c = &z->classes[sp->cls];
+    size_t lo = off & ~(z->page - 1);
+    size_t hi = ((off + c->size - 1) | (z->page - 1)) + 1;
+    unsigned self = (unsigned)(off / c->size), first, last, n = 0;
+
+    first = (unsigned)(lo / c->size);
+    last = (unsigned)((hi - 1) / c->size);
+    if (last >= sp->fresh)
+        last = sp->fresh - 1u; /* self < fresh, so fresh >= 1 */
+    memset(z->bitmap + first / 8, 0, last / 8 - first / 8 + 1);
+    for (uint16_t s = sp->free_head; s != NO_SLOT;
+         s = read16(slot_ptr(z, sp, (size_t)s * c->size)))
+        if (s >= first && s <= last)
+            z->bitmap[s / 8] |= (uint8_t)(1u << (s % 8));
+    for (unsigned s = first; s <= last && n < max; s++)
+        if (s != self && !(z->bitmap[s / 8] & (1u << (s % 8))))
+            out[n++] = encode(z, sid, s);
+    return n;
+}
+
+unsigned zc__zsmalloc_slot_frames(const void *p, uint32_t h, uint32_t out[2])
+{
+    const struct zs *z = p;
+    uint32_t sid;
+    size_t off;
+    const struct zs_span *sp = decode(z, h, &sid, &off);
+    size_t f0 = off >> z->shift;
+    size_t f1 = (off + z->classes[sp->cls].size - 1) >> z->shift;
+
+    out[0] = sp->frames[f0];
+    if (f1 == f0)
+        return 1;
+    out[1] = sp->frames[f1];
+    return 2;
+}
+
+static int zs_check(const void *p, uint64_t *objects)
+{
+    const struct zs *z = p;
+    uint64_t total = 0;
+    uint64_t *free_by_class;
+    int rc = 0;
+
+    free_by_class = zc__calloc(z->mem, z->nclasses * sizeof(uint64_t));
+    if (!free_by_class)
+        return -ZC_ENOMEM;
+    for (uint32_t sid = 0; sid < z->nspan_ids && !rc; sid++) {
+        const struct zs_span *sp = span_at(z, sid);
+        const struct zs_class *c;
+        unsigned nfree = 0;
+
+        if (!sp)
+            continue;
+        if (sp->cls >= z->nclasses) {
+            rc = -ZC_ECORRUPT;
+            break;
+        }
+        c = &z->classes[sp->cls];
+        if (sp->nframes != c->span || sp->inuse == 0 || sp->inuse > c->objs) {
+            rc = -ZC_ECORRUPT;
+            break;
+        }
+        for (uint16_t s = sp->free_head; s != NO_SLOT && !rc;
+             s = read16(slot_ptr(z, sp, (size_t)s * c->size)))
+            if (s >= c->objs || ++nfree > c->objs)
+                rc = -ZC_ECORRUPT;
+        if (sp->fresh > c->objs ||
+            nfree + (c->objs - sp->fresh) != (unsigned)(c->objs - sp->inuse))
+            rc = -ZC_ECORRUPT;
+        nfree += c->objs - sp->fresh;
+        free_by_class[sp->cls] += nfree;
+        total += sp->inuse;
+    }
+    for (uint32_t ci = 0; ci < z->nclasses && !rc; ci++) {
+        const struct zs_class *c = &z->classes[ci];
+        uint64_t listed = 0;
+        if (free_by_class[ci] != c->free_slots || c->free_slots >= c->objs)
+            rc = -ZC_ECORRUPT;
+        for (uint32_t s = c->nonfull; s && !rc; s = span_at(z, s - 1)->next) {
+            const struct zs_span *sp = span_at(z, s - 1);
+            if (!sp || sp->cls != ci || sp->inuse >= c->objs ||
+                ++listed > z->nspan_ids)
+                rc = -ZC_ECORRUPT;
+        }
+    }
+    zc__free(z->mem, free_by_class, z->nclasses * sizeof(uint64_t));
+    if (!rc && total != z->objects)
+        rc = -ZC_ECORRUPT;
+    *objects = total;
+    return rc;
+}
+
+const struct zc__allocator_ops zc__allocator_zsmalloc = {
+    .name = "zsmalloc",
+    .doc = "size classes over spans of up to 8 frames, objects may "
+           "straddle frames, eager compaction (after Linux zsmalloc)",
+    .create = zs_create,
+    .destroy = zs_destroy,
+    .max_size = zs_max_size,
+    .alloc = zs_alloc,
+    .free = zs_free,
+    .map = zs_map,
+    .write = zs_write,
+    .buddies = zs_buddies,
+    .mates = zs_mates,
+    .check = zs_check,
+};

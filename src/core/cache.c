@@ -1,0 +1,1051 @@
+/*
+ * core/cache.c - the cleancache API: pools, put, get, invalidate.
+ *
+ * A put runs in two halves.  Outside the lock it detects a same-filled
+ * page (one repeated 64-bit word) or compresses the page into a scratch
+ * buffer of its own.  Under the lock it drops any copy the key already has
+ * (also when the new page is then rejected: a later get must never see the
+ * old data), applies the admission rule on the exact compressed size,
+ * asks the allocator for room, evicting by the policy until there is some,
+ * and links the new entry into its object.  A put that raced with the
+ * invalidation of its pool is dropped: every pool creation and drop bumps
+ * an epoch, and a pool born after the put began is not the pool the caller
+ * meant.
+ *
+ * What is stored:
+ *   same-filled page   an entry only (handle SAME, fill word in its links)
+ *   compressed page    6-byte header (entry id, size) + data, in the
+ *                      allocator's arena
+ *   raw page           a whole arena frame (handle RAW | frame), when the
+ *                      compressed form and its header would not fit the
+ *                      allocator's largest object (always for "none")
+ *
+ * A get decompresses under the lock, straight from the arena unless the
+ * object straddles two frames.  Every page that stops being held is
+ * dropped through drop(), which keeps the counters exact.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
+#include "memo.h"
+
+enum drop_cause { DROP_INVALIDATE, DROP_EVICT, DROP_REPLACE, DROP_EXCLUSIVE };
+
+zc_filekey zc_filekey_from_ino(uint64_t ino)
+{
+    zc_filekey k;
+
+    memset(&k, 0, sizeof(k));
+    memcpy(k.fh, &ino, sizeof(ino));
+    return k;
+}
+
+/* ---- same-filled pages -------------------------------------------------- */
+
+static inline uint64_t load64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static bool is_same_filled(const void *page, size_t ps, uint64_t *word)
+{
+    const uint8_t *p = page;
+    uint64_t v = load64(p);
+
+    /* The last word first: most pages differ there or early on.  Page
+     * sizes are powers of two >= 512, so 32-byte steps end exactly. */
+    if (load64(p + ps - 8) != v)
+        return false;
+    for (size_t i = 0; i < ps; i += 32) {
+        if (load64(p + i) != v || load64(p + i + 8) != v ||
+            load64(p + i + 16) != v || load64(p + i + 24) != v)
+            return false;
+    }
+    *word = v;
+    return true;
+}
+
+static void fill_words(void *page, size_t ps, uint64_t v)
+{
+    uint8_t *p = page;
+
+    for (size_t i = 0; i < ps; i += 8)
+        memcpy(p + i, &v, 8);
+}
+
+/* ---- scratch buffers ---------------------------------------------------- */
+
+static struct zc__scratch *scratch_get(zc_cache *c)
+{
+    struct zc__scratch *sc;
+    size_t head, wrk, bytes;
+
+    pthread_mutex_lock(&c->scratch_lock);
+    sc = c->scratch;
+    if (sc)
+        c->scratch = sc->next;
+    pthread_mutex_unlock(&c->scratch_lock);
+    if (sc)
+        return sc;
+    head = (sizeof(*sc) + 15) & ~(size_t)15;
+    wrk = (c->comp->wrkmem_size(c->cfg.page_size, c->level) + 15) & ~(size_t)15;
+    bytes = head + wrk + ZC__OBJ_HDR + c->comp->bound(c->cfg.page_size);
+    sc = zc__alloc(&c->mem, bytes);
+    if (!sc)
+        return NULL;
+    sc->next = NULL;
+    sc->wrkmem = (uint8_t *)sc + head;
+    sc->out = sc->wrkmem + wrk;
+    if (c->comp->init_wrkmem)
+        c->comp->init_wrkmem(sc->wrkmem, c->cfg.page_size, c->level);
+    sc->bytes = bytes;
+    atomic_fetch_add(&c->work_bytes, bytes);
+    return sc;
+}
+
+static void scratch_put(zc_cache *c, struct zc__scratch *sc)
+{
+    if (!sc)
+        return;
+    pthread_mutex_lock(&c->scratch_lock);
+    sc->next = c->scratch;
+    c->scratch = sc;
+    pthread_mutex_unlock(&c->scratch_lock);
+}
+
+/* ---- dropping pages ----------------------------------------------------- */
+
+/* The hash of a stored copy's bytes, as the put computed it. */
+static uint32_t copy_hash(zc_cache *c, uint32_t h)
+{
+    uint32_t owner;
+    uint16_t size;
+    const uint8_t *p;
+
+    if (h & ZC__HANDLE_RAW)
+        return zc__dd_hash(zc__arena_frame(&c->arena, h & ~ZC__HANDLE_RAW),
+                           c->cfg.page_size);
+    zc__read_hdr(c, h, &owner, &size);
+    p = c->aops->map(c->alloc, h, ZC__OBJ_HDR + (size_t)size, c->bounce);
+    return zc__dd_hash(p + ZC__OBJ_HDR, size);
+}
+
+/* Take eid out of its ring of sharers; the copy stays with the others.
+ * A compressed copy's header then names one of them. */
+static void unshare(zc_cache *c, uint32_t eid)
+{
+    uint32_t h = zc__ent(&c->idx.ents, eid)->handle;
+    uint32_t next = *zc__dd_next(&c->dd, eid), prev = *zc__dd_prev(&c->dd, eid);
+
+    *zc__dd_next(&c->dd, prev) = next;
+    *zc__dd_prev(&c->dd, next) = prev;
+    *zc__dd_next(&c->dd, eid) = *zc__dd_prev(&c->dd, eid) = eid;
+    if (h & ZC__HANDLE_RAW) {
+        /* A raw copy has no header: the table says who its anchor is. */
+        zc__dd_reanchor(&c->dd, copy_hash(c, h), eid, next);
+    } else {
+        uint32_t owner;
+        uint16_t size;
+        zc__read_hdr(c, h, &owner, &size);
+        if (owner == eid) {
+            uint8_t hdr[ZC__OBJ_HDR];
+            zc__dd_reanchor(&c->dd, copy_hash(c, h), eid, next);
+            memcpy(hdr, &next, 4);
+            memcpy(hdr + 4, &size, 2);
+            c->aops->write(c->alloc, h, hdr, ZC__OBJ_HDR);
+        }
+    }
+    c->st.shared_pages--;
+}
+
+/* Free what an entry holds and account for it; the entry itself stays. */
+static void release_storage(zc_cache *c, uint32_t eid, enum drop_cause why)
+{
+    struct zc__entry *e = zc__ent(&c->idx.ents, eid);
+    uint32_t h = e->handle;
+
+    if (h == ZC__HANDLE_SAME) {
+        c->st.same_filled_pages--;
+    } else if (zc__shared(c, eid)) {
+        c->pops->remove(c->pstate, eid);
+        unshare(c, eid);
+    } else {
+        if (c->cfg.dedup)
+            zc__dd_remove(&c->dd, copy_hash(c, h), eid);
+        c->pops->remove(c->pstate, eid);
+        if (h & ZC__HANDLE_RAW) {
+            zc__arena_free(&c->arena, h & ~ZC__HANDLE_RAW);
+            c->st.raw_pages--;
+            c->st.compr_data_size -= c->cfg.page_size;
+        } else {
+            uint32_t owner;
+            uint16_t size;
+            zc__read_hdr(c, h, &owner, &size);
+            c->st.compr_data_size -= size;
+            c->aops->free(c->alloc, h);
+        }
+    }
+    c->st.stored_pages--;
+    c->st.orig_data_size -= c->cfg.page_size;
+    switch (why) {
+    case DROP_INVALIDATE: c->st.invalidates++; break;
+    case DROP_EVICT: c->st.evictions++; break;
+    case DROP_REPLACE: c->st.replaced++; break;
+    case DROP_EXCLUSIVE: c->st.exclusive_drops++; break;
+    }
+}
+
+static void drop(zc_cache *c, uint32_t oid, uint32_t eid, enum drop_cause why)
+{
+    release_storage(c, eid, why);
+    zc__page_unlink(&c->idx, oid, eid);
+    zc__entry_free(&c->idx, eid);
+    if (zc__obj(&c->idx, oid)->count == 0)
+        zc__object_release(&c->idx, oid);
+}
+
+struct drain_ctx {
+    zc_cache *c;
+};
+
+static void drain_one(void *ctx, uint32_t eid)
+{
+    zc_cache *c = ((struct drain_ctx *)ctx)->c;
+
+    release_storage(c, eid, DROP_INVALIDATE);
+    zc__entry_free(&c->idx, eid);
+}
+
+static void drop_object(zc_cache *c, uint32_t oid)
+{
+    struct drain_ctx ctx = {c};
+
+    zc__page_drain(&c->idx, oid, drain_one, &ctx);
+    zc__object_release(&c->idx, oid);
+}
+
+/* How many shared victims in a row are refreshed before a copy is evicted
+ * whole with all its sharers. */
+#define SHARED_VICTIM_TRIES 64
+
+/* Dedup: a frame is free only when every sharer of every copy in it is
+ * gone.  Replace the owners in (*with)[0..*n) by all their rings, in
+ * c->evbuf.  false if that needed memory that was refused. */
+static bool expand_rings(zc_cache *c, uint32_t **with, unsigned *n)
+{
+    size_t total = 0, k = 0;
+
+    for (unsigned i = 0; i < *n; i++) {
+        uint32_t e = (*with)[i];
+        do {
+            total++;
+            e = *zc__dd_next(&c->dd, e);
+        } while (e != (*with)[i]);
+    }
+    if (total > c->evbuf_cap) {
+        size_t cap = total * 2;
+        uint32_t *b = zc__alloc(&c->mem, cap * sizeof(*b));
+        if (!b)
+            return false;
+        zc__free(&c->mem, c->evbuf, c->evbuf_cap * sizeof(*b));
+        c->evbuf = b;
+        c->evbuf_cap = cap;
+    }
+    for (unsigned i = 0; i < *n; i++) {
+        uint32_t e = (*with)[i];
+        do {
+            c->evbuf[k++] = e;
+            e = *zc__dd_next(&c->dd, e);
+        } while (e != (*with)[i]);
+    }
+    *with = c->evbuf;
+    *n = (unsigned)total;
+    return true;
+}
+
+/* Evict the policy's victim, and whatever must go with it to free its
+ * frame.  false if nothing is evictable. */
+static bool evict_one(zc_cache *c)
+{
+    uint32_t victim = c->pops->victim(c->pstate);
+    uint32_t h, buddies[4], *with = buddies;
+    unsigned n = 0;
+
+    if (!victim)
+        return false;
+    /* Dedup: evicting one sharer of a copy frees nothing, and the copy was
+     * used as recently as its most recent sharer.  So a shared victim is
+     * refreshed and the policy asked again; if it names shared pages only
+     * (or the same one: fifo ignores refreshes), the copy goes whole. */
+    for (unsigned tries = 0;
+         c->cfg.dedup && zc__shared(c, victim) && tries < SHARED_VICTIM_TRIES;
+         tries++) {
+        uint32_t next;
+        c->pops->touch(c->pstate, victim);
+        next = c->pops->victim(c->pstate);
+        if (next == victim)
+            break;
+        victim = next;
+    }
+    h = zc__ent(&c->idx.ents, victim)->handle;
+    if (!(h & ZC__HANDLE_RAW)) {
+        if (c->pops->whole_frames) {
+            with = c->mates;
+            n = c->aops->mates(c->alloc, h, with, c->mates_max - 1);
+        } else {
+            n = c->aops->buddies(c->alloc, h, with, 3);
+        }
+    }
+    /* Handles to entries first: dropping one may compact the others. */
+    for (unsigned i = 0; i < n; i++) {
+        uint16_t size;
+        zc__read_hdr(c, with[i], &with[i], &size);
+    }
+    if (c->cfg.dedup && (n || zc__shared(c, victim))) {
+        with[n++] = victim; /* its whole ring goes, itself included */
+        if (expand_rings(c, &with, &n)) {
+            for (unsigned i = 0; i < n; i++)
+                drop(c, zc__page_object(&c->idx, with[i]), with[i], DROP_EVICT);
+            return true;
+        }
+        n = 0; /* no memory to list the sharers: the victim alone */
+    }
+    for (unsigned i = 0; i < n; i++)
+        drop(c, zc__page_object(&c->idx, with[i]), with[i], DROP_EVICT);
+    drop(c, zc__page_object(&c->idx, victim), victim, DROP_EVICT);
+    return true;
+}
+
+/* A page was stored or hit: with a frame policy, its frame mates are
+ * refreshed with it, so that a frame's pages keep together. */
+static void touch_mates(zc_cache *c, uint32_t h)
+{
+    unsigned n;
+
+    if (!c->pops->whole_frames || (h & ZC__HANDLE_RAW))
+        return;
+    n = c->aops->mates(c->alloc, h, c->mates, c->mates_max);
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t eid;
+        uint16_t size;
+        zc__read_hdr(c, c->mates[i], &eid, &size);
+        c->pops->touch(c->pstate, eid);
+    }
+}
+
+/* The allocator moved an object: point its entry at the new place. */
+static void on_moved(void *ctx, uint32_t old_handle, uint32_t new_handle)
+{
+    zc_cache *c = ctx;
+    uint32_t eid;
+    uint16_t size;
+
+    zc__read_hdr(c, new_handle, &eid, &size);
+    if (zc__ent(&c->idx.ents, eid)->handle != old_handle) {
+        c->bad_moves++; /* zc_cache_check() reports it */
+    } else if (c->cfg.dedup) {
+        uint32_t e = eid;
+        do {
+            zc__ent(&c->idx.ents, e)->handle = new_handle;
+            e = *zc__dd_next(&c->dd, e);
+        } while (e != eid);
+    } else {
+        zc__ent(&c->idx.ents, eid)->handle = new_handle;
+    }
+    c->st.compactions++;
+}
+
+/* ---- create / destroy --------------------------------------------------- */
+
+static void cache_free_parts(zc_cache *c)
+{
+    if (c->alloc)
+        c->aops->destroy(c->alloc);
+    c->alloc = NULL;
+    if (c->pstate) {
+        if (c->pops->destroy)
+            c->pops->destroy(c->pstate);
+        zc__free(&c->mem, c->pstate, c->pops->state_size);
+    }
+    zc__free(&c->mem, c->dwrk, c->dwrk_bytes);
+    zc__dd_destroy(&c->dd);
+    zc__free(&c->mem, c->evbuf, c->evbuf_cap * sizeof(uint32_t));
+    zc__free(&c->mem, c->mates, (size_t)c->mates_max * sizeof(uint32_t));
+    zc__index_destroy(&c->idx);
+    zc__arena_destroy(&c->arena);
+    zc__free(&c->mem, c->bounce, c->cfg.page_size);
+    while (c->scratch) {
+        struct zc__scratch *sc = c->scratch;
+        c->scratch = sc->next;
+        zc__free(&c->mem, sc, sc->bytes);
+    }
+}
+
+int zc_cache_create(const zc_config *cfg, zc_cache **out)
+{
+    struct zc__mem m;
+    zc_cache *c;
+    struct zc__relocate reloc;
+    uint32_t first;
+    int rc;
+
+    if (!cfg || !out)
+        return -ZC_EINVAL;
+    *out = NULL;
+    rc = zc__config_validate(cfg);
+    if (rc)
+        return rc;
+    zc__mem_init(&m, &cfg->mem);
+    c = zc__calloc(&m, sizeof(*c));
+    if (!c)
+        return -ZC_ENOMEM;
+    zc__mem_init(&c->mem, &cfg->mem);
+    atomic_store(&c->mem.bytes, atomic_load(&m.bytes));
+    c->cfg = *cfg;
+    c->comp = zc__find_compressor(cfg->compressor);
+    c->aops = zc__find_allocator(cfg->allocator);
+    c->pops = zc__find_policy(cfg->policy);
+    c->cfg.compressor = c->comp->name;
+    c->cfg.allocator = c->aops->name;
+    c->cfg.policy = c->pops->name;
+    c->accept_bytes = cfg->page_size * cfg->accept_percent / 100;
+    c->level = cfg->level ? cfg->level : c->comp->default_level;
+    c->cfg.level = c->level;
+    atomic_init(&c->epoch, 0);
+    atomic_init(&c->work_bytes, 0);
+    if (pthread_mutex_init(&c->lock, NULL)) {
+        zc__free(&c->mem, c, sizeof(*c));
+        return -ZC_ENOMEM;
+    }
+    if (pthread_mutex_init(&c->scratch_lock, NULL)) {
+        pthread_mutex_destroy(&c->lock);
+        zc__free(&c->mem, c, sizeof(*c));
+        return -ZC_ENOMEM;
+    }
+    zc__arena_init(&c->arena, &c->mem, cfg->page_size,
+                   (uint32_t)(cfg->capacity_bytes / cfg->page_size));
+    zc__index_init(&c->idx, &c->mem);
+    zc__dd_init(&c->dd, &c->mem);
+    reloc.moved = on_moved;
+    reloc.ctx = c;
+    rc = -ZC_ENOMEM;
+    c->bounce = zc__alloc(&c->mem, cfg->page_size);
+    c->pstate = zc__calloc(&c->mem, c->pops->state_size);
+    if (!c->bounce || !c->pstate)
+        goto fail;
+    c->dwrk_bytes = c->comp->dwrkmem_size(cfg->page_size);
+    if (c->dwrk_bytes && !(c->dwrk = zc__alloc(&c->mem, c->dwrk_bytes)))
+        goto fail;
+    if (c->dwrk && c->comp->init_dwrkmem)
+        c->comp->init_dwrkmem(c->dwrk, cfg->page_size);
+    if (c->pops->whole_frames) {
+        /* An object's frames hold at most two frames' worth of others
+         * (objects take at least 8 bytes) and the cache's header. */
+        c->mates_max = (unsigned)(2 * cfg->page_size / 8 + 8);
+        c->mates = zc__alloc(&c->mem, c->mates_max * sizeof(uint32_t));
+        if (!c->mates)
+            goto fail;
+    }
+    /* The first entry chunk holds entry 0, the policies' sentinel. */
+    rc = zc__entry_new(&c->idx, &first);
+    if (rc)
+        goto fail;
+    zc__entry_free(&c->idx, first);
+    rc = c->pops->init(c->pstate, &c->idx.ents, &c->mem);
+    if (rc)
+        goto fail;
+    rc = c->aops->create(&c->arena, &c->mem, &reloc, &c->alloc);
+    if (rc)
+        goto fail;
+    c->obj_max = c->aops->max_size(c->alloc);
+    *out = c;
+    return 0;
+fail:
+    cache_free_parts(c);
+    pthread_mutex_destroy(&c->scratch_lock);
+    pthread_mutex_destroy(&c->lock);
+    m = c->mem;
+    zc__free(&m, c, sizeof(*c));
+    return rc;
+}
+
+void zc_cache_destroy(zc_cache *c)
+{
+    struct zc__mem m;
+
+    if (!c)
+        return;
+    cache_free_parts(c);
+    pthread_mutex_destroy(&c->scratch_lock);
+    pthread_mutex_destroy(&c->lock);
+    m = c->mem;
+    zc__free(&m, c, sizeof(*c));
+}
+
+/* ---- pools -------------------------------------------------------------- */
+
+static int new_pool(zc_cache *c, size_t page_size, const uint8_t *uuid)
+{
+    int id = -1, rc;
+
+    if (!c || page_size != c->cfg.page_size)
+        return -ZC_EINVAL;
+    pthread_mutex_lock(&c->lock);
+    if (uuid) {
+        for (uint32_t i = 0; i < c->idx.npools; i++) {
+            struct zc__pool *p = &c->idx.pools[i];
+            if (p->live && p->shared && memcmp(p->uuid, uuid, 16) == 0) {
+                pthread_mutex_unlock(&c->lock);
+                return (int)i;
+            }
+        }
+    }
+    rc = zc__pool_new(&c->idx, atomic_load(&c->epoch) + 1, &id);
+    if (!rc) {
+        atomic_fetch_add(&c->epoch, 1);
+        if (uuid) {
+            c->idx.pools[id].shared = 1;
+            memcpy(c->idx.pools[id].uuid, uuid, 16);
+        }
+    }
+    pthread_mutex_unlock(&c->lock);
+    return rc ? rc : id;
+}
+
+int zc_init_fs(zc_cache *c, size_t page_size)
+{
+    return new_pool(c, page_size, NULL);
+}
+
+int zc_init_shared_fs(zc_cache *c, const uint8_t uuid[16], size_t page_size)
+{
+    if (!uuid)
+        return -ZC_EINVAL;
+    return new_pool(c, page_size, uuid);
+}
+
+/* ---- memo --------------------------------------------------------------- */
+
+int zc_memo_prepare(zc_memo *m, zc_cache *c, const void *page)
+{
+    const size_t ps = c ? c->cfg.page_size : 0;
+    struct zc__scratch *sc;
+    uint64_t word, ns;
+    size_t clen = 0;
+    int rc;
+
+    if (!m || !c || !page)
+        return -ZC_EINVAL;
+    if (c->cfg.same_filled && is_same_filled(page, ps, &word))
+        return 0; /* a put compresses nothing */
+    sc = scratch_get(c);
+    if (!sc)
+        return -ZC_ENOMEM;
+    rc = zc__memo_compress(m, c->comp, c->level, page, ps,
+                           sc->out + ZC__OBJ_HDR, &clen, sc->wrkmem, &ns);
+    scratch_put(c, sc);
+    (void)rc; /* a failed compression is remembered like any other */
+    return 0;
+}
+
+/* ---- put ---------------------------------------------------------------- */
+
+/* Dedup: does the copy held by anchor have exactly these bytes? */
+struct same_copy {
+    zc_cache *c;
+    bool raw;
+    const uint8_t *bytes;
+    size_t clen;
+};
+
+static int is_same_copy(void *ctx, uint32_t anchor)
+{
+    struct same_copy *x = ctx;
+    zc_cache *c = x->c;
+    uint32_t h = zc__ent(&c->idx.ents, anchor)->handle, owner;
+    uint16_t size;
+
+    if (x->raw != !!(h & ZC__HANDLE_RAW))
+        return 0;
+    if (x->raw)
+        return !memcmp(zc__arena_frame(&c->arena, h & ~ZC__HANDLE_RAW),
+                       x->bytes, c->cfg.page_size);
+    zc__read_hdr(c, h, &owner, &size);
+    return size == x->clen &&
+           !memcmp((const uint8_t *)c->aops->map(
+                       c->alloc, h, ZC__OBJ_HDR + x->clen, c->bounce) +
+                       ZC__OBJ_HDR,
+                   x->bytes, x->clen);
+}
+
+/* Hysteresis: the arena is full.  Evict by the policy down to the
+ * watermark, as zswap's shrinker would before it accepts again. */
+static void shrink_to_watermark(zc_cache *c)
+{
+    uint32_t target = (uint32_t)((uint64_t)c->arena.max_frames *
+                                 c->cfg.hysteresis_percent / 100);
+
+    while (c->arena.frames_used > target && evict_one(c))
+        ;
+}
+
+int zc_put_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
+                const void *page)
+{
+    return zc_put_page_flags(c, pool, key, index, page, 0);
+}
+
+int zc_put_page_flags(zc_cache *c, int pool, const zc_filekey *key,
+                      uint64_t index, const void *page, unsigned flags)
+{
+    return zc_put_page_info(c, pool, key, index, page, flags, NULL);
+}
+
+int zc_put_page_info(zc_cache *c, int pool, const zc_filekey *key,
+                     uint64_t index, const void *page, unsigned flags,
+                     zc_put_info *info)
+{
+    const size_t ps = c ? c->cfg.page_size : 0;
+    struct zc__scratch *sc = NULL;
+    struct zc__pool *p;
+    uint64_t epoch0, word = 0, dt = 0;
+    size_t clen = 0;
+    uint32_t oid, eid, handle = ZC__HANDLE_SAME;
+    bool same = false, raw = false, inactive, full = false;
+    uint32_t dhash = 0, anchor = ZC__DD_NONE;
+    int rc = 0, crc = 0;
+
+    if (!c || !key || !page || (flags & ~ZC_PUT_ACTIVE))
+        return -ZC_EINVAL;
+    epoch0 = atomic_load(&c->epoch);
+    /* A page the admission filter refuses costs no compression. */
+    inactive = c->cfg.active_only && !(flags & ZC_PUT_ACTIVE);
+    if (!inactive)
+        same = c->cfg.same_filled && is_same_filled(page, ps, &word);
+    if (!same && !inactive) {
+        sc = scratch_get(c);
+        if (!sc) {
+            crc = -ZC_ENOMEM;
+        } else {
+            if (c->cfg.memo) {
+                crc = zc__memo_compress(c->cfg.memo, c->comp, c->level, page,
+                                        ps, sc->out + ZC__OBJ_HDR, &clen,
+                                        sc->wrkmem, &dt);
+            } else {
+                uint64_t t0 = zc__now_ns();
+                crc = c->comp->compress(page, ps, sc->out + ZC__OBJ_HDR, &clen,
+                                        sc->wrkmem, c->level);
+                dt = zc__now_ns() - t0;
+            }
+        }
+    }
+
+    pthread_mutex_lock(&c->lock);
+    p = zc__pool_get(&c->idx, pool);
+    if (!p || p->born > epoch0) {
+        if (!p && (pool < 0 || (uint32_t)pool >= c->idx.npools ||
+                   c->idx.pools[pool].died <= epoch0)) {
+            rc = -ZC_EINVAL; /* it was not a pool when the put began */
+            goto out;
+        }
+        /* The pool went away, or is a new pool on a reused id. */
+        rc = ZC_PUT_REJECT_RACE;
+        c->st.reject_race++;
+        c->st.compress_ns_rejected += dt;
+        goto out;
+    }
+    oid = zc__object_find(&c->idx, pool, key, (uint32_t)(index >> 32));
+    if (oid && (eid = zc__page_find(&c->idx, oid, (uint32_t)index))) {
+        bool last = zc__obj(&c->idx, oid)->count == 1;
+        drop(c, oid, eid, DROP_REPLACE);
+        if (last)
+            oid = 0; /* the object went with its only page */
+    }
+    if (crc) {
+        rc = crc;
+        goto out;
+    }
+    if (inactive) {
+        c->st.reject_inactive++;
+        rc = ZC_PUT_REJECT_INACTIVE;
+        goto out;
+    }
+    if (!same) {
+        size_t b = clen * 16 / ps;
+        c->st.compr_size_hist[b < ZC_HIST_BUCKETS ? b : ZC_HIST_BUCKETS - 1]++;
+        if (clen > c->accept_bytes) {
+            if (!c->cfg.store_raw) {
+                c->st.reject_compress_poor++;
+                c->st.compress_ns_rejected += dt;
+                rc = ZC_PUT_REJECT_POOR;
+                goto out;
+            }
+            raw = true;
+        }
+        raw = raw || clen + ZC__OBJ_HDR > c->obj_max;
+        if (c->cfg.dedup) {
+            struct same_copy sx = {c, raw, raw ? page : sc->out + ZC__OBJ_HDR,
+                                   clen};
+            dhash = zc__dd_hash(sx.bytes, raw ? ps : clen);
+            anchor = zc__dd_find(&c->dd, dhash, is_same_copy, &sx);
+        }
+    }
+    /* Index first: a failure here leaves the cache as it was, and the
+     * object is pinned (count + 1) so that evicting its other pages to
+     * make room cannot release it under us. */
+    if (!oid)
+        rc = zc__object_new(&c->idx, pool, key, (uint32_t)(index >> 32), &oid);
+    if (!rc) {
+        rc = zc__entry_new(&c->idx, &eid);
+        if (!rc && c->cfg.dedup && (rc = zc__dd_ring_reserve(&c->dd, eid)))
+            zc__entry_free(&c->idx, eid);
+        if (rc && zc__obj(&c->idx, oid)->count == 0)
+            zc__object_release(&c->idx, oid);
+    }
+    if (rc)
+        goto out;
+    if (anchor != ZC__DD_NONE) {
+        /* An identical copy is held: share it. */
+        handle = zc__ent(&c->idx.ents, anchor)->handle;
+        rc = c->pops->insert(c->pstate, eid,
+                             raw ? (uint32_t)ps
+                                 : (uint32_t)(clen + ZC__OBJ_HDR));
+        if (rc) {
+            zc__entry_free(&c->idx, eid);
+            if (zc__obj(&c->idx, oid)->count == 0)
+                zc__object_release(&c->idx, oid);
+            goto out;
+        }
+        zc__ent(&c->idx.ents, eid)->index = (uint32_t)index;
+        zc__ent(&c->idx.ents, eid)->handle = handle;
+        {
+            uint32_t after = *zc__dd_next(&c->dd, anchor);
+            *zc__dd_next(&c->dd, eid) = after;
+            *zc__dd_prev(&c->dd, eid) = anchor;
+            *zc__dd_prev(&c->dd, after) = eid;
+            *zc__dd_next(&c->dd, anchor) = eid;
+        }
+        touch_mates(c, handle);
+        c->st.compress_ns += dt;
+        c->st.dedup_hits++;
+        c->st.shared_pages++;
+        if (raw && clen > c->accept_bytes)
+            c->st.raw_stored++;
+        goto linked;
+    }
+    if (!same) {
+        zc__obj(&c->idx, oid)->count++;
+        for (;;) {
+            uint32_t frame;
+            if (raw) {
+                rc = zc__arena_alloc(&c->arena, &frame);
+                handle = ZC__HANDLE_RAW | frame;
+            } else {
+                rc = c->aops->alloc(c->alloc, clen + ZC__OBJ_HDR, &handle);
+            }
+            if (rc != -ZC_ENOSPC)
+                break;
+            if (c->cfg.hysteresis_percent) {
+                shrink_to_watermark(c);
+                full = true;
+                break;
+            }
+            if (!evict_one(c))
+                break;
+        }
+        if (!rc) {
+            rc = c->pops->insert(c->pstate, eid,
+                                 raw ? (uint32_t)ps
+                                     : (uint32_t)(clen + ZC__OBJ_HDR));
+            if (!rc && c->cfg.dedup && (rc = zc__dd_insert(&c->dd, dhash, eid)))
+                c->pops->remove(c->pstate, eid);
+            if (rc) {
+                if (raw)
+                    zc__arena_free(&c->arena, handle & ~ZC__HANDLE_RAW);
+                else
+                    c->aops->free(c->alloc, handle);
+            }
+        }
+        zc__obj(&c->idx, oid)->count--;
+        if (rc) {
+            zc__entry_free(&c->idx, eid);
+            if (zc__obj(&c->idx, oid)->count == 0)
+                zc__object_release(&c->idx, oid);
+        }
+        if (rc == -ZC_ENOSPC && full) {
+            c->st.reject_full++;
+            c->st.compress_ns_rejected += dt;
+            rc = ZC_PUT_REJECT_FULL;
+            goto out;
+        }
+        if (rc == -ZC_ENOSPC) {
+            c->st.reject_nospace++;
+            c->st.compress_ns_rejected += dt;
+            rc = ZC_PUT_REJECT_NOSPACE;
+            goto out;
+        }
+        if (rc)
+            goto out;
+    }
+    {
+        struct zc__entry *e = zc__ent(&c->idx.ents, eid);
+        e->index = (uint32_t)index;
+        e->handle = handle;
+        if (same) {
+            e->prev = (uint32_t)word;
+            e->next = (uint32_t)(word >> 32);
+            c->st.same_filled_pages++;
+        } else {
+            if (raw) {
+                memcpy(zc__arena_frame(&c->arena, handle & ~ZC__HANDLE_RAW),
+                       page, ps);
+                c->st.raw_pages++;
+                c->st.compr_data_size += ps;
+                if (clen > c->accept_bytes)
+                    c->st.raw_stored++;
+            } else {
+                uint16_t size = (uint16_t)clen;
+                memcpy(sc->out, &eid, 4);
+                memcpy(sc->out + 4, &size, 2);
+                c->aops->write(c->alloc, handle, sc->out, clen + ZC__OBJ_HDR);
+                c->st.compr_data_size += clen;
+            }
+            touch_mates(c, handle);
+            c->st.compress_ns += dt;
+        }
+    }
+    if (c->cfg.dedup) /* a ring of its own */
+        *zc__dd_next(&c->dd, eid) = *zc__dd_prev(&c->dd, eid) = eid;
+linked:
+    zc__page_link(&c->idx, oid, eid);
+    c->st.stored_pages++;
+    c->st.stored_puts++;
+    c->st.orig_data_size += ps;
+    rc = 0;
+out:
+    if (rc >= 0)
+        c->st.puts++;
+    pthread_mutex_unlock(&c->lock);
+    scratch_put(c, sc);
+    if (info) {
+        info->compressed = same || inactive ? 0 : clen;
+        info->compress_ns = dt;
+        info->same_filled = same;
+        info->raw = raw;
+    }
+    return rc;
+}
+
+int zc_estimate_page(zc_cache *c, const void *page, zc_put_info *info)
+{
+    const size_t ps = c ? c->cfg.page_size : 0;
+    struct zc__scratch *sc;
+    uint64_t word, dt = 0;
+    size_t clen = 0;
+    int rc;
+
+    if (!c || !page || !info)
+        return -ZC_EINVAL;
+    memset(info, 0, sizeof(*info));
+    if (c->cfg.same_filled && is_same_filled(page, ps, &word)) {
+        info->same_filled = true;
+        return 0;
+    }
+    sc = scratch_get(c);
+    if (!sc)
+        return -ZC_ENOMEM;
+    if (c->cfg.memo) {
+        rc = zc__memo_compress(c->cfg.memo, c->comp, c->level, page, ps,
+                               sc->out + ZC__OBJ_HDR, &clen, sc->wrkmem, &dt);
+    } else {
+        uint64_t t0 = zc__now_ns();
+        rc = c->comp->compress(page, ps, sc->out + ZC__OBJ_HDR, &clen,
+                               sc->wrkmem, c->level);
+        dt = zc__now_ns() - t0;
+    }
+    scratch_put(c, sc);
+    if (rc)
+        return rc;
+    info->compressed = clen;
+    info->compress_ns = dt;
+    info->raw = (clen > c->accept_bytes && c->cfg.store_raw) ||
+                clen + ZC__OBJ_HDR > c->obj_max;
+    pthread_mutex_lock(&c->lock);
+    c->st.estimates++;
+    c->st.compress_ns_estimates += dt;
+    pthread_mutex_unlock(&c->lock);
+    return clen > c->accept_bytes && !c->cfg.store_raw ? ZC_PUT_REJECT_POOR : 0;
+}
+
+/* ---- get ---------------------------------------------------------------- */
+
+int zc_get_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
+                void *page)
+{
+    struct zc__pool *p;
+    struct zc__entry *e;
+    uint32_t oid, eid = 0, h;
+    uint64_t t0;
+    int rc = 0;
+
+    if (!c || !key || !page)
+        return -ZC_EINVAL;
+    pthread_mutex_lock(&c->lock);
+    p = zc__pool_get(&c->idx, pool);
+    if (!p) {
+        rc = -ZC_EINVAL;
+        goto out;
+    }
+    oid = zc__object_find(&c->idx, pool, key, (uint32_t)(index >> 32));
+    if (oid)
+        eid = zc__page_find(&c->idx, oid, (uint32_t)index);
+    if (!eid) {
+        c->st.failed_gets++;
+        rc = -ZC_ENOENT;
+        goto out;
+    }
+    e = zc__ent(&c->idx.ents, eid);
+    h = e->handle;
+    t0 = zc__now_ns();
+    if (h == ZC__HANDLE_SAME) {
+        fill_words(page, c->cfg.page_size, (uint64_t)e->next << 32 | e->prev);
+    } else if (h & ZC__HANDLE_RAW) {
+        memcpy(page, zc__arena_frame(&c->arena, h & ~ZC__HANDLE_RAW),
+               c->cfg.page_size);
+    } else {
+        uint32_t owner;
+        uint16_t size;
+        const uint8_t *src;
+
+        zc__read_hdr(c, h, &owner, &size);
+        src = c->aops->map(c->alloc, h, ZC__OBJ_HDR + (size_t)size, c->bounce);
+        /* The header names this entry, or with dedup the anchor of the
+         * copy, which holds the same handle. */
+        if ((owner != eid &&
+             (!c->cfg.dedup || owner >= c->idx.ents.nchunks << ZC__ENT_SHIFT ||
+              zc__ent(&c->idx.ents, owner)->handle != h)) ||
+            c->comp->decompress(src + ZC__OBJ_HDR, size, page, c->cfg.page_size,
+                                c->dwrk)) {
+            /* Never hand out what we cannot vouch for. */
+            drop(c, oid, eid, DROP_INVALIDATE);
+            rc = -ZC_ECORRUPT;
+            goto out;
+        }
+    }
+    c->st.decompress_ns += zc__now_ns() - t0;
+    if (c->cfg.exclusive_gets && !p->shared)
+        drop(c, oid, eid, DROP_EXCLUSIVE);
+    else if (h != ZC__HANDLE_SAME) {
+        c->pops->touch(c->pstate, eid);
+        touch_mates(c, h);
+    }
+    c->st.succ_gets++;
+out:
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+/* ---- capacity --------------------------------------------------------- */
+
+int zc_set_capacity(zc_cache *c, size_t capacity_bytes)
+{
+    uint32_t frames;
+
+    if (!c || capacity_bytes > ZC_CAPACITY_MAX)
+        return -ZC_EINVAL;
+    frames = (uint32_t)(capacity_bytes / c->cfg.page_size);
+    pthread_mutex_lock(&c->lock);
+    if (capacity_bytes != c->cfg.capacity_bytes)
+        c->st.resizes++;
+    c->cfg.capacity_bytes = capacity_bytes;
+    zc__arena_set_budget(&c->arena, frames);
+    while (c->arena.frames_used > frames) {
+        uint64_t before = c->st.evictions;
+        if (!evict_one(c))
+            break; /* cannot happen: every frame in use holds pages */
+        c->st.resize_evictions += c->st.evictions - before;
+    }
+    pthread_mutex_unlock(&c->lock);
+    return 0;
+}
+
+/* ---- invalidation ------------------------------------------------------- */
+
+int zc_probe_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index)
+{
+    uint32_t oid;
+    int rc = 0;
+
+    if (!c || !key)
+        return -ZC_EINVAL;
+    pthread_mutex_lock(&c->lock);
+    if (!zc__pool_get(&c->idx, pool))
+        rc = -ZC_EINVAL;
+    else if ((oid =
+                  zc__object_find(&c->idx, pool, key, (uint32_t)(index >> 32))))
+        rc = zc__page_find(&c->idx, oid, (uint32_t)index) != 0;
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+int zc_invalidate_page(zc_cache *c, int pool, const zc_filekey *key,
+                       uint64_t index)
+{
+    uint32_t oid, eid;
+    int rc = 0;
+
+    if (!c || !key)
+        return -ZC_EINVAL;
+    pthread_mutex_lock(&c->lock);
+    if (!zc__pool_get(&c->idx, pool)) {
+        rc = -ZC_EINVAL;
+    } else if ((oid = zc__object_find(&c->idx, pool, key,
+                                      (uint32_t)(index >> 32))) &&
+               (eid = zc__page_find(&c->idx, oid, (uint32_t)index))) {
+        drop(c, oid, eid, DROP_INVALIDATE);
+    }
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+int zc_invalidate_inode(zc_cache *c, int pool, const zc_filekey *key)
+{
+    uint32_t oid;
+    int rc = 0;
+
+    if (!c || !key)
+        return -ZC_EINVAL;
+    pthread_mutex_lock(&c->lock);
+    if (!zc__pool_get(&c->idx, pool))
+        rc = -ZC_EINVAL;
+    else
+        while ((oid = zc__object_find_any(&c->idx, pool, key)))
+            drop_object(c, oid);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+int zc_invalidate_fs(zc_cache *c, int pool)
+{
+    struct zc__pool *p;
+
+    if (!c)
+        return -ZC_EINVAL;
+    pthread_mutex_lock(&c->lock);
+    p = zc__pool_get(&c->idx, pool);
+    if (!p) {
+        pthread_mutex_unlock(&c->lock);
+        return -ZC_EINVAL;
+    }
+    for (uint32_t b = 0; b < (1u << p->nb_log2); b++)
+        while (p->buckets[b])
+            drop_object(c, p->buckets[b]);
+    zc__pool_release(&c->idx, pool, atomic_fetch_add(&c->epoch, 1) + 1);
+    pthread_mutex_unlock(&c->lock);
+    return 0;
+}

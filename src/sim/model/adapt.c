@@ -1,0 +1,861 @@
+/*
+ * sim/model/adapt.c - the controller that splits a fixed memory M between the
+ * page cache and the zcache.
+ *
+ * The question, for every candidate split k (the zcache gets Z_k bytes,
+ * the page cache P_k = (M - Z_k) / page pages), is what it would have cost
+ * over the recent past: disk reads x disk latency, plus the CPU of the
+ * zcache (a compression per page-cache eviction, a decompression per
+ * zcache hit).  Wilson, Kaplan and Smaragdakis (1999) answered it from one
+ * LRU histogram of reuse distances over resident and recently evicted
+ * pages and an average compression ratio.  Here every page carries its own
+ * cost, and the histogram is replaced by an exact count per candidate:
+ *
+ *  - One recency stack holds every page accessed lately, in both tiers or
+ *    in neither (a ghost: key, no data), at most ghost_factor x M / page
+ *    of them.  Each carries the bytes it would take in the zcache: its
+ *    measured compressed size plus the object header when it was last
+ *    compressed, 0 if it was rejected by the admission rule (then it can
+ *    never hit) or is same-filled, and while unknown the running mean over
+ *    the pages compressed, weighted by the share admitted.  The
+ *    allocator's density, measured on a full zcache, turns those bytes
+ *    into arena bytes when the candidates are counted, so a new
+ *    measurement applies to every page at once.
+ *
+ *  - With an LRU page cache of P pages, the page cache holds the top P of
+ *    the stack; the zcache (LRU, fed by the page cache's evictions, its
+ *    hits taken back out) holds the admitted pages below that, down to
+ *    where their bytes reach Z.  So an access at depth d (d pages above
+ *    it) hits the page cache of split k if d < P_k, else the zcache if the
+ *    bytes of the pages between depth P_k and it, plus its own, are at
+ *    most Z_k.  Depths and byte sums come from two Fenwick trees over
+ *    access time (one counts pages, one sums bytes), so an access costs
+ *    O(log n) plus one tree descent per candidate it misses in.  With raw
+ *    pages (compressor none, accept 100%) the counts are exact: the test
+ *    suite checks them against static replays of every split.
+ *
+ *    A reuse beyond the reach of every zcache is decided for all
+ *    candidates with one descent.
+ *
+ *  - At the end of each epoch (M / page / 8 accesses, at least 64) the
+ *    counts join a history whose weight halves each time M's pages turn
+ *    over (or decays by decay_percent per epoch), each candidate is
+ *    priced, and the cheapest is taken if it beats the current split by
+ *    more than 25 disk reads' worth and half a percent; shrinking the
+ *    zcache, which throws its contents away, needs three times that.  The
+ *    model does not depend on the split in force, so moving cannot feed
+ *    back into what it measures, apart from what the sizes are known from.
+ *
+ * Admission: with a share of 0 the zcache is off and evictions are not
+ * put, so they cost no compression; one unknown page in probe_every (one
+ * in 8 x probe_every once the recent history knows PROBE_TARGET sizes) is
+ * compressed without being stored (zc_estimate_page()) so that the sizes,
+ * and with them the value of a zcache, stay known: that is how the cache
+ * comes back.  A page known to be rejected is not compressed again until
+ * it is written.
+ *
+ * Time slots: each access takes the next slot; when all 2 x capacity
+ * slots are used, the live pages are renumbered in order and the trees
+ * rebuilt (amortised O(1)).  The deepest page leaves when the stack is
+ * full.  Pages are found through an open-addressing table, keyed as the
+ * replay keys them: (file number, page), the file number standing for
+ * (dev, ino) (files.h), so block pages and the pages of every inode are
+ * distinct keys.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adapt.h"
+#include "files.h"
+
+#define NIL 0xFFFFFFFFu
+#define MAX_STEPS 100
+#define DEFAULT_PUT_NS 5000.0 /* until measured */
+#define DEFAULT_GET_NS 1000.0
+#define OBJ_HDR 6           /* the cache's per-object header */
+#define EPOCH_DIV 8         /* an epoch is M's pages / 8 accesses, */
+#define MIN_EPOCH 64        /* at least this many */
+#define MIN_GAIN_READS 25.0 /* a move needs this much gain, in disk reads */
+#define SHRINK_FACTOR 3.0   /* and this many times more to shrink the zcache */
+#define PROBE_TARGET 256.0  /* sizes worth knowing in the recent history */
+#define HORIZON 1.0 /* turnovers of M in which the history's weight halves */
+/* The density is measured on a full zcache (a shrinking cache's last few
+ * objects say little) of at least this many objects.  It is what the
+ * allocator achieves at that size: a small zsmalloc wastes most of its
+ * frames on part-filled spans. */
+#define MIN_DENSITY_OBJECTS 4
+
+enum { G_UNKNOWN, G_STORED, G_SAME, G_REJECTED };
+
+struct ghost {
+    uint64_t page;
+    uint32_t file;  /* the replay's file number (files.h) of (dev, ino) */
+    uint32_t slot;  /* time slot, 1-based; the free list's link when free */
+    uint32_t bytes; /* as counted in the byte tree */
+    uint8_t state;
+};
+
+struct zc__adapt {
+    zc_adapt_options o;
+    size_t ps;
+    unsigned ncand; /* steps + 1 */
+    uint64_t pc[MAX_STEPS + 1], zc[MAX_STEPS + 1];
+    unsigned cur; /* the candidate in force */
+    double keep;  /* the history's weight kept per epoch */
+
+    /* the stack */
+    struct ghost *g;
+    uint32_t cap, live, free_g, nused;
+    uint32_t *table; /* ghost index + 1; 0 empty */
+    uint64_t mask;
+    uint32_t nslots, now, oldest; /* slots 1..nslots; next is now + 1 */
+    uint32_t *owner;              /* slot -> ghost, NIL if none */
+    int32_t *tc;                  /* Fenwick: pages */
+    int64_t *tb;                  /* Fenwick: bytes */
+    int64_t total_bytes;
+    unsigned top_bit;
+
+    /* what sizes look like */
+    double known, admitted, admitted_bytes; /* decayed sums */
+    double density;         /* arena bytes per object byte, as last measured */
+    double comp_ns, comp_n; /* measured compressions */
+
+    /* counts: this epoch, and the decayed history */
+    double disk[MAX_STEPS + 1], comps[MAX_STEPS + 1], hits[MAX_STEPS + 1];
+    double hdisk[MAX_STEPS + 1], hcomps[MAX_STEPS + 1], hhits[MAX_STEPS + 1];
+    double new_reads, new_misses;
+    double tdisk[MAX_STEPS + 1], thits[MAX_STEPS + 1]; /* since the start */
+    double all_new_reads;
+    uint64_t accesses, epoch_end, unknown_evictions;
+
+    zc_adapt_epoch *log;
+    size_t nlog, log_cap;
+};
+
+/* ---- the stack ---------------------------------------------------------- */
+
+static uint64_t find_slot(const struct zc__adapt *a, uint32_t file,
+                          uint64_t page, bool *found)
+{
+    uint64_t i = zc__page_hash(file, page) & a->mask;
+
+    for (; a->table[i]; i = (i + 1) & a->mask) {
+        const struct ghost *x = &a->g[a->table[i] - 1];
+        if (x->page == page && x->file == file) {
+            *found = true;
+            return i;
+        }
+    }
+    *found = false;
+    return i;
+}
+
+static void table_delete(struct zc__adapt *a, uint64_t i)
+{
+    uint64_t j = i;
+
+    for (;;) {
+        uint64_t k;
+        j = (j + 1) & a->mask;
+        if (!a->table[j])
+            break;
+        k = zc__page_hash(a->g[a->table[j] - 1].file,
+                          a->g[a->table[j] - 1].page) &
+            a->mask;
+        if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
+            a->table[i] = a->table[j];
+            i = j;
+        }
+    }
+    a->table[i] = 0;
+}
+
+static void tree_add(struct zc__adapt *a, uint32_t s, int32_t c, int64_t b)
+{
+    for (; s <= a->nslots; s += s & -s) {
+        a->tc[s] += c;
+        a->tb[s] += b;
+    }
+    a->total_bytes += b;
+}
+
+/* Pages and bytes in slots 1..s. */
+static void tree_prefix(const struct zc__adapt *a, uint32_t s, int64_t *c,
+                        int64_t *b)
+{
+    int64_t cc = 0, bb = 0;
+
+    for (; s; s -= s & -s) {
+        cc += a->tc[s];
+        bb += a->tb[s];
+    }
+    *c = cc;
+    *b = bb;
+}
+
+/* Bytes of the top n pages of the stack. */
+static int64_t top_bytes(const struct zc__adapt *a, uint64_t n)
+{
+    int64_t below, cc = 0, bb = 0;
+    uint32_t pos = 0;
+
+    if (n >= a->live)
+        return a->total_bytes;
+    if (n == 0)
+        return 0;
+    below = (int64_t)(a->live - n); /* the bottom pages, bytes bb */
+    for (uint32_t step = 1u << a->top_bit; step; step >>= 1)
+        if (pos + step <= a->nslots && cc + a->tc[pos + step] <= below) {
+            pos += step;
+            cc += a->tc[pos];
+            bb += a->tb[pos];
+        }
+    return a->total_bytes - bb;
+}
+
+/* All slots used: renumber the live pages 1..live in order, rebuild. */
+static void compact(struct zc__adapt *a)
+{
+    uint32_t n = 0;
+
+    for (uint32_t s = 1; s <= a->nslots; s++) {
+        uint32_t gi = a->owner[s];
+        if (gi == NIL)
+            continue;
+        a->owner[s] = NIL;
+        a->owner[++n] = gi;
+        a->g[gi].slot = n;
+    }
+    memset(a->tc, 0, (a->nslots + 1) * sizeof(*a->tc));
+    memset(a->tb, 0, (a->nslots + 1) * sizeof(*a->tb));
+    for (uint32_t s = 1; s <= a->nslots; s++) {
+        uint32_t p = s + (s & -s);
+        if (s <= n) {
+            a->tc[s] += 1;
+            a->tb[s] += a->g[a->owner[s]].bytes;
+        }
+        if (p <= a->nslots) {
+            a->tc[p] += a->tc[s];
+            a->tb[p] += a->tb[s];
+        }
+    }
+    a->now = n;
+    a->oldest = 1;
+}
+
+/* Give ghost gi the newest slot. */
+static void push_top(struct zc__adapt *a, uint32_t gi)
+{
+    if (a->now == a->nslots)
+        compact(a);
+    a->now++;
+    a->owner[a->now] = gi;
+    a->g[gi].slot = a->now;
+    tree_add(a, a->now, 1, a->g[gi].bytes);
+}
+
+static void unslot(struct zc__adapt *a, uint32_t gi)
+{
+    struct ghost *x = &a->g[gi];
+
+    tree_add(a, x->slot, -1, -(int64_t)x->bytes);
+    a->owner[x->slot] = NIL;
+}
+
+/* The deepest page leaves the stack. */
+static void drop_oldest(struct zc__adapt *a)
+{
+    uint32_t gi;
+    bool f;
+
+    while (a->owner[a->oldest] == NIL)
+        a->oldest++;
+    gi = a->owner[a->oldest];
+    unslot(a, gi);
+    table_delete(a, find_slot(a, a->g[gi].file, a->g[gi].page, &f));
+    a->g[gi].slot = a->free_g;
+    a->free_g = gi;
+    a->live--;
+}
+
+/* ---- sizes -------------------------------------------------------------- */
+
+static double admit_share(const struct zc__adapt *a)
+{
+    return a->known > 0 ? a->admitted / a->known : 0.5;
+}
+
+/* The expected bytes of a page never compressed. */
+static uint32_t unknown_bytes(const struct zc__adapt *a)
+{
+    double mean =
+        a->admitted > 0 ? a->admitted_bytes / a->admitted : (double)a->ps / 4;
+    return (uint32_t)(admit_share(a) * mean);
+}
+
+static double weight(const struct zc__adapt *a, const struct ghost *x)
+{
+    switch (x->state) {
+    case G_STORED:
+    case G_SAME: return 1;
+    case G_REJECTED: return 0;
+    default: return admit_share(a);
+    }
+}
+
+static void set_bytes(struct zc__adapt *a, uint32_t gi, uint32_t bytes)
+{
+    struct ghost *x = &a->g[gi];
+
+    tree_add(a, x->slot, 0, (int64_t)bytes - (int64_t)x->bytes);
+    x->bytes = bytes;
+}
+
+/* 0.5^x for x >= 0 (no libm): (1 - x ln2 / 2^20)^(2^20). */
+static double half_power(double x)
+{
+    double y = 1 - x * 0.69314718055994531 / (1 << 20);
+
+    for (int i = 0; i < 20; i++)
+        y *= y;
+    return y;
+}
+
+/* ---- public (to the replay) --------------------------------------------- */
+
+int zc__adapt_create(const zc_adapt_options *opt, size_t page_size,
+                     struct zc__adapt **out)
+{
+    struct zc__adapt *a;
+    uint64_t pages, cap, tsize = 2;
+
+    *out = NULL;
+    if (!opt || opt->steps > MAX_STEPS || opt->start_percent > 100 ||
+        opt->decay_percent > 100 || !page_size ||
+        opt->memory_bytes / page_size >= (1u << 26))
+        return -ZC_EINVAL;
+    a = calloc(1, sizeof(*a));
+    if (!a)
+        return -ZC_ENOMEM;
+    a->o = *opt;
+    a->ps = page_size;
+    if (!a->o.disk_ns)
+        a->o.disk_ns = 100000;
+    if (!a->o.steps)
+        a->o.steps = 20;
+
+    if (!a->o.probe_every)
+        a->o.probe_every = 16;
+    if (!a->o.ghost_factor)
+        a->o.ghost_factor = 16;
+    pages = opt->memory_bytes / page_size;
+    if (!a->o.epoch)
+        a->o.epoch =
+            pages / EPOCH_DIV < MIN_EPOCH ? MIN_EPOCH : pages / EPOCH_DIV;
+    /* The history's weight halves every HORIZON turnovers of M's pages,
+     * unless decay_percent says otherwise. */
+    a->keep = a->o.decay_percent
+                  ? a->o.decay_percent / 100.0
+                  : half_power((double)a->o.epoch / ((double)pages * HORIZON));
+    a->ncand = a->o.steps + 1;
+    for (unsigned k = 0; k < a->ncand; k++) {
+        a->zc[k] = opt->memory_bytes * k / a->o.steps / page_size * page_size;
+        a->pc[k] = (opt->memory_bytes - a->zc[k]) / page_size;
+    }
+    {
+        /* the candidate nearest the starting share */
+        double best = 1e300;
+        for (unsigned k = 0; k < a->ncand; k++) {
+            double d = 100.0 * k / a->o.steps - a->o.start_percent;
+            d = d < 0 ? -d : d;
+            if (d < best) {
+                best = d;
+                a->cur = k;
+            }
+        }
+    }
+    cap = pages * a->o.ghost_factor;
+    if (cap < 1024)
+        cap = 1024;
+    if (cap > (1u << 30) / sizeof(struct ghost))
+        cap = (1u << 30) / sizeof(struct ghost);
+    a->cap = (uint32_t)cap;
+    while (tsize < cap * 2)
+        tsize *= 2;
+    a->mask = tsize - 1;
+    a->nslots = a->cap * 2;
+    while ((2u << a->top_bit) <= a->nslots)
+        a->top_bit++;
+    a->g = malloc(cap * sizeof(*a->g));
+    a->table = calloc(tsize, sizeof(*a->table));
+    a->owner = malloc((a->nslots + 1) * sizeof(*a->owner));
+    a->tc = calloc(a->nslots + 1, sizeof(*a->tc));
+    a->tb = calloc(a->nslots + 1, sizeof(*a->tb));
+    if (!a->g || !a->table || !a->owner || !a->tc || !a->tb) {
+        zc__adapt_destroy(a);
+        return -ZC_ENOMEM;
+    }
+    memset(a->owner, 0xFF, (a->nslots + 1) * sizeof(*a->owner));
+    a->free_g = NIL;
+    a->oldest = 1;
+    a->density = 1; /* until measured */
+
+    a->epoch_end = a->o.epoch;
+    *out = a;
+    return 0;
+}
+
+void zc__adapt_destroy(struct zc__adapt *a)
+{
+    if (!a)
+        return;
+    free(a->g);
+    free(a->table);
+    free(a->owner);
+    free(a->tc);
+    free(a->tb);
+    free(a->log);
+    free(a);
+}
+
+void zc__adapt_split(const struct zc__adapt *a, uint64_t *pc_pages,
+                     uint64_t *zc_bytes)
+{
+    *pc_pages = a->pc[a->cur];
+    *zc_bytes = a->zc[a->cur];
+}
+
+bool zc__adapt_epoch_over(const struct zc__adapt *a)
+{
+    return a->accesses >= a->epoch_end;
+}
+
+int zc__adapt_access(struct zc__adapt *a, uint32_t file, uint64_t page,
+                     bool write)
+{
+    uint64_t ts;
+    uint32_t gi;
+    bool found;
+
+    a->accesses++;
+    ts = find_slot(a, file, page, &found);
+    if (!found) {
+        a->new_misses++;
+        if (!write) {
+            a->new_reads++;
+            a->all_new_reads++;
+        }
+
+        if (a->live == a->cap) {
+            drop_oldest(a);
+            ts = find_slot(a, file, page, &found);
+        }
+        if (a->free_g != NIL) {
+            gi = a->free_g;
+            a->free_g = a->g[gi].slot;
+        } else {
+            gi = a->nused++;
+        }
+        a->g[gi].page = page;
+        a->g[gi].file = file;
+        a->g[gi].state = G_UNKNOWN;
+        a->g[gi].bytes = unknown_bytes(a);
+        a->table[ts] = gi + 1;
+        a->live++;
+        push_top(a, gi);
+        return 0;
+    }
+    gi = a->table[ts] - 1;
+    {
+        struct ghost *x = &a->g[gi];
+        int64_t below, below_bytes;
+        uint64_t d;
+        int64_t above_bytes;
+        double w = weight(a, x);
+        /* A page known to be rejected is not compressed again unless it
+         * is written. */
+        double comp = !write && x->state == G_REJECTED ? 0 : 1;
+
+        tree_prefix(a, x->slot, &below, &below_bytes);
+        d = a->live - (uint64_t)below; /* pages above it */
+        above_bytes = a->total_bytes - below_bytes;
+        /* Beyond the reach of every zcache?  The bytes between a split's
+         * page cache and the page are at least those below the largest
+         * page cache (share 0), and no zcache is larger than the last
+         * candidate's: then one descent decides for all. */
+        bool deep = d >= a->pc[0] &&
+                    (double)(above_bytes - top_bytes(a, a->pc[0]) + x->bytes) *
+                            a->density >
+                        (double)a->zc[a->ncand - 1];
+        /* Candidates by page cache, smallest first: once it would hit,
+         * every larger page cache hits too. */
+        for (unsigned k = a->ncand; k-- > 0;) {
+            if (d < a->pc[k])
+                break;
+            if (a->zc[k])
+                a->comps[k] += comp;
+            if (write)
+                continue;
+            if (!deep && a->zc[k] && w > 0 &&
+                (double)(above_bytes - top_bytes(a, a->pc[k]) + x->bytes) *
+                        a->density <=
+                    (double)a->zc[k]) {
+                a->hits[k] += w;
+                a->disk[k] += 1 - w;
+                a->thits[k] += w;
+                a->tdisk[k] += 1 - w;
+            } else {
+                a->disk[k] += 1;
+                a->tdisk[k] += 1;
+            }
+        }
+        unslot(a, gi);
+        if (write) {
+            x->state = G_UNKNOWN;
+            x->bytes = unknown_bytes(a);
+        }
+        push_top(a, gi);
+    }
+    return 0;
+}
+
+enum zc__adapt_plan zc__adapt_plan(struct zc__adapt *a, uint32_t file,
+                                   uint64_t page)
+{
+    bool found;
+    uint64_t ts = find_slot(a, file, page, &found);
+    uint8_t state = found ? a->g[a->table[ts] - 1].state : G_UNKNOWN;
+
+    if (a->zc[a->cur])
+        return state == G_REJECTED ? ZC__ADAPT_SKIP : ZC__ADAPT_PUT;
+    if (state != G_UNKNOWN)
+        return ZC__ADAPT_SKIP;
+    /* Probe one in probe_every while the recent history knows fewer than
+     * PROBE_TARGET sizes, one in 8 x probe_every after. */
+    return a->unknown_evictions++ % (a->known < PROBE_TARGET
+                                         ? a->o.probe_every
+                                         : 8 * a->o.probe_every) ==
+                   0
+               ? ZC__ADAPT_PROBE
+               : ZC__ADAPT_SKIP;
+}
+
+void zc__adapt_learn(struct zc__adapt *a, uint32_t file, uint64_t page,
+                     int outcome, const zc_put_info *info)
+{
+    bool found;
+    uint64_t ts;
+    uint32_t gi, bytes = 0;
+    uint8_t state;
+
+    if (info->compressed) {
+        a->comp_ns += (double)info->compress_ns;
+        a->comp_n++;
+    }
+    if (info->same_filled) {
+        state = G_SAME;
+    } else if (!info->compressed) {
+        return; /* nothing learnt (not compressed) */
+    } else if (outcome == ZC_PUT_REJECT_POOR) {
+        state = G_REJECTED;
+    } else {
+        state = G_STORED;
+        /* object bytes; the arena's overhead is the density's */
+        bytes = info->raw ? (uint32_t)((double)a->ps / a->density)
+                          : (uint32_t)(info->compressed + OBJ_HDR);
+    }
+    a->known++;
+    if (state != G_REJECTED) {
+        a->admitted++;
+        a->admitted_bytes += bytes;
+    }
+    ts = find_slot(a, file, page, &found);
+    if (!found)
+        return;
+    gi = a->table[ts] - 1;
+    a->g[gi].state = state;
+    set_bytes(a, gi, bytes);
+}
+
+int zc__adapt_decide(struct zc__adapt *a, const zc_stats *st,
+                     const zc_replay_stats *rs)
+{
+    const double keep = a->keep;
+    double put_ns, get_ns, cost[MAX_STEPS + 1];
+    unsigned best;
+    zc_adapt_epoch *e;
+
+    put_ns = a->o.put_ns     ? (double)a->o.put_ns
+             : a->comp_n > 0 ? a->comp_ns / a->comp_n
+                             : DEFAULT_PUT_NS;
+    get_ns = a->o.get_ns         ? (double)a->o.get_ns
+             : st->succ_gets > 0 ? (double)st->decompress_ns / st->succ_gets
+                                 : DEFAULT_GET_NS;
+    {
+        /* arena bytes per object byte, raw frames left out */
+        uint64_t objs = st->stored_pages - st->same_filled_pages -
+                        st->raw_pages - st->shared_pages;
+        uint64_t raw = st->raw_pages * a->ps;
+        if (objs >= MIN_DENSITY_OBJECTS && st->mem_used_total > raw &&
+            st->compr_data_size > raw &&
+            st->mem_used_total * 10 >= st->capacity_bytes * 9) {
+            double d = (double)(st->mem_used_total - raw) /
+                       (double)(st->compr_data_size - raw + objs * OBJ_HDR);
+            a->density = d < 1 ? 1 : d > 8 ? 8 : d;
+        }
+    }
+    for (unsigned k = 0; k < a->ncand; k++) {
+        a->hdisk[k] = keep * a->hdisk[k] + a->disk[k] + a->new_reads;
+        a->hcomps[k] =
+            keep * a->hcomps[k] + a->comps[k] + (a->zc[k] ? a->new_misses : 0);
+        a->hhits[k] = keep * a->hhits[k] + a->hits[k];
+        a->disk[k] = a->comps[k] = a->hits[k] = 0;
+        cost[k] = a->hdisk[k] * (double)a->o.disk_ns + a->hcomps[k] * put_ns +
+                  a->hhits[k] * get_ns;
+    }
+    a->new_reads = a->new_misses = 0;
+    a->known *= keep;
+    a->admitted *= keep;
+    a->admitted_bytes *= keep;
+    best = a->cur;
+    for (unsigned k = 0; k < a->ncand; k++)
+        if (cost[k] < cost[best])
+            best = k;
+
+    if (a->nlog == a->log_cap) {
+        size_t n = a->log_cap ? a->log_cap * 2 : 64;
+        zc_adapt_epoch *t = realloc(a->log, n * sizeof(*t));
+        if (!t)
+            return -ZC_ENOMEM;
+        a->log = t;
+        a->log_cap = n;
+    }
+    e = &a->log[a->nlog++];
+    e->accesses = a->accesses;
+    e->pc_pages = a->pc[a->cur];
+    e->zc_bytes = a->zc[a->cur];
+    {
+        /* Move only for a gain beyond chance: in read-equivalents (cost /
+         * disk latency), the decayed history's gain must exceed
+         * MIN_GAIN_READS and half a percent of the current cost; to shrink
+         * the zcache, which throws its contents away, SHRINK_FACTOR times
+         * that. */
+        double gain = (cost[a->cur] - cost[best]) / (double)a->o.disk_ns;
+        double need = cost[a->cur] / (double)a->o.disk_ns * 0.005;
+        if (need < MIN_GAIN_READS)
+            need = MIN_GAIN_READS;
+        if (best < a->cur)
+            need *= SHRINK_FACTOR;
+        if (gain > need)
+            a->cur = best;
+    }
+    e->next_pc_pages = a->pc[a->cur];
+    e->next_zc_bytes = a->zc[a->cur];
+    e->est_disk_reads = a->hdisk[a->cur];
+    e->est_cost_ns = cost[a->cur];
+    e->put_ns = put_ns;
+    e->get_ns = get_ns;
+    e->disk_reads = rs->disk_reads;
+    e->zc_hits = rs->zc_hits;
+    e->pc_hits = rs->pc_hits;
+    a->epoch_end = a->accesses + a->o.epoch;
+    return 0;
+}
+
+int zc__adapt_model(const struct zc__adapt *a, unsigned k, uint64_t *pc_pages,
+                    uint64_t *zc_bytes, double *disk_reads, double *zc_hits)
+{
+    if (!a || k >= a->ncand)
+        return -ZC_EINVAL;
+    *pc_pages = a->pc[k];
+    *zc_bytes = a->zc[k];
+    *disk_reads = a->tdisk[k] + a->all_new_reads;
+    *zc_hits = a->thits[k];
+    return 0;
+}
+
+size_t zc__adapt_log(const struct zc__adapt *a, const zc_adapt_epoch **out)
+{
+    *out = a ? a->log : NULL;
+    return a ? a->nlog : 0;
+}
+
+/* ---- options ------------------------------------------------------------ */
+
+/* A time: a number with ns, us, ms or s, or hdd / ssd / nvme. */
+static int parse_time(const char *v, uint64_t *ns)
+{
+    static const struct {
+        const char *name;
+        uint64_t ns;
+    } named[] = {{"hdd", 8000000}, {"ssd", 100000}, {"nvme", 20000}};
+    static const struct {
+        const char *unit;
+        double mult;
+    } units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+    char *end;
+    double x;
+
+    for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+        if (!strcmp(v, named[i].name)) {
+            *ns = named[i].ns;
+            return 0;
+        }
+    x = strtod(v, &end);
+    if (end == v || !(x >= 0) || x > 1e12)
+        return -1;
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+        if (!strcmp(end, units[i].unit)) {
+            *ns = (uint64_t)(x * units[i].mult);
+            return 0;
+        }
+    return -1;
+}
+
+static int parse_uint(const char *v, uint64_t max, uint64_t *out)
+{
+    char *end;
+    unsigned long long x;
+
+    if (*v < '0' || *v > '9')
+        return -1;
+    x = strtoull(v, &end, 10);
+    if (*end || x > max)
+        return -1;
+    *out = x;
+    return 0;
+}
+
+/* The keys of an --adapt spec, in order, with a line for help texts
+ * (zc_adapt_key_name/doc()) and what a bad value should have been: the
+ * one list that the parser's messages and the tools' help print.  The
+ * defaults in the lines are the rules of zc_replay_adapt(). */
+static const struct {
+    const char *name, *doc, *want;
+} akeys[] = {
+    {"memory", "M, the memory split (the tools' --memory)", "bytes, e.g. 64M"},
+    {"disk", "a disk read's cost (default ssd)",
+     "a time, e.g. 100us, 8ms, or hdd, ssd, nvme"},
+    {"put", "a compression's cost (default: measured as it runs)",
+     "a time, e.g. 100us, 8ms, or hdd, ssd, nvme"},
+    {"get", "a decompression's cost (default: measured)",
+     "a time, e.g. 100us, 8ms, or hdd, ssd, nvme"},
+    {"steps", "candidate shares 0, 100/steps, ..., 100% (default 20)",
+     "1 to 100"},
+    {"epoch", "accesses between decisions (default max(64, pages of M / 8))",
+     "a positive count"},
+    {"decay", "% of the history kept per epoch (default: its weight halves "
+              "each time M's pages turn over)",
+     "a percentage, 1 to 100"},
+    {"probe", "with the zcache off, compress one unknown page in this many "
+              "(default 16)",
+     "a positive count"},
+    {"start", "the zcache's % until the first decision (default 0)",
+     "a percentage, 0 to 100"},
+    {"ghosts", "the recency stack holds at most this many times M's pages, "
+               "ghosts included (default 16)",
+     "1 to 1024"},
+};
+#define NAKEYS (sizeof(akeys) / sizeof(akeys[0]))
+
+const char *zc_adapt_key_name(size_t i)
+{
+    return i < NAKEYS ? akeys[i].name : NULL;
+}
+
+const char *zc_adapt_key_doc(size_t i)
+{
+    return i < NAKEYS ? akeys[i].doc : NULL;
+}
+
+int zc_adapt_options_parse(zc_adapt_options *opt, const char *spec, char *err,
+                           size_t errlen)
+{
+    char item[128];
+    const char *p = spec;
+
+    if (err && errlen)
+        err[0] = '\0';
+    if (!opt || !spec)
+        return -ZC_EINVAL;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        char *eq, *v;
+        uint64_t x = 0;
+        int bad = 0;
+
+        if (n >= sizeof(item)) {
+            if (err)
+                snprintf(err, errlen, "'%.20s...': item too long", p);
+            return -ZC_EINVAL;
+        }
+        memcpy(item, p, n);
+        item[n] = '\0';
+        p += n + (p[n] == ',');
+        if (!n)
+            continue;
+        eq = strchr(item, '=');
+        if (!eq) {
+            if (err)
+                snprintf(err, errlen, "'%s': want KEY=VALUE", item);
+            return -ZC_EINVAL;
+        }
+        *eq = '\0';
+        v = eq + 1;
+        if (!strcmp(item, "memory")) {
+            bad =
+                zc_parse_size(v, &opt->memory_bytes) < 0 || !opt->memory_bytes;
+        } else if (!strcmp(item, "disk")) {
+            bad = parse_time(v, &opt->disk_ns);
+        } else if (!strcmp(item, "put")) {
+            bad = parse_time(v, &opt->put_ns);
+        } else if (!strcmp(item, "get")) {
+            bad = parse_time(v, &opt->get_ns);
+        } else if (!strcmp(item, "steps")) {
+            bad = parse_uint(v, MAX_STEPS, &x) || !x;
+            opt->steps = (unsigned)x;
+        } else if (!strcmp(item, "epoch")) {
+            bad = parse_uint(v, UINT64_MAX, &opt->epoch) || !opt->epoch;
+        } else if (!strcmp(item, "decay")) {
+            bad = parse_uint(v, 100, &x) || !x;
+            opt->decay_percent = (unsigned)x;
+        } else if (!strcmp(item, "probe")) {
+            bad = parse_uint(v, 1u << 30, &x) || !x;
+            opt->probe_every = (unsigned)x;
+        } else if (!strcmp(item, "start")) {
+            bad = parse_uint(v, 100, &x);
+            opt->start_percent = (unsigned)x;
+        } else if (!strcmp(item, "ghosts")) {
+            bad = parse_uint(v, 1024, &x) || !x;
+            opt->ghost_factor = (unsigned)x;
+        } else {
+            if (err) {
+                size_t at;
+                snprintf(err, errlen, "unknown key '%s' (", item);
+                for (size_t i = 0; i < NAKEYS; i++) {
+                    at = strlen(err);
+                    if (at + 1 < errlen)
+                        snprintf(err + at, errlen - at, "%s%s", i ? ", " : "",
+                                 akeys[i].name);
+                }
+                at = strlen(err);
+                if (at + 1 < errlen)
+                    snprintf(err + at, errlen - at, ")");
+            }
+            return -ZC_EINVAL;
+        }
+        if (bad) {
+            const char *want = "a valid value";
+            for (size_t i = 0; i < NAKEYS; i++)
+                if (!strcmp(item, akeys[i].name))
+                    want = akeys[i].want;
+            if (err)
+                snprintf(err, errlen, "%s=%s: want %s", item, v, want);
+            return -ZC_EINVAL;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,48 @@
+/*
+ * sim/model/pagemap.h - a growing map from a page key (file number, page
+ * index) to a 64-bit value, for what the page-cache models remember about
+ * pages that are not (or not only) resident: the version of a written page
+ * (replay.c), the shadow entry of an evicted one (pcm_linux.c).
+ *
+ * Data layout: one open-addressing array of 24-byte slots (page, file,
+ * value), linear probing from zc__page_hash(), at most half full, doubled
+ * when it would pass that.  A key once entered keeps its slot until the
+ * map is freed: setting a value of 0 is how a user forgets a key (get
+ * then says 0), so nothing is ever deleted and no probe run is ever
+ * broken.  Slot occupancy is the `used` flag, not the value.
+ *
+ * Invariants: used <= (mask + 1) / 2; an unused slot has used == 0.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef ZC_TRACE_PAGEMAP_H
+#define ZC_TRACE_PAGEMAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct zc__pagemap_slot {
+    uint64_t page;
+    uint32_t file;
+    uint32_t used; /* 1: the slot holds a key */
+    uint64_t value;
+};
+
+struct zc__pagemap {
+    struct zc__pagemap_slot *v; /* NULL until the first set */
+    uint64_t mask, used;
+};
+
+/* The value of (file, page): 0 if it was never set (or set to 0). */
+uint64_t zc__pagemap_get(const struct zc__pagemap *m, uint32_t file,
+                         uint64_t page);
+
+/* A pointer to the value of (file, page), entered with value 0 if new:
+ * valid until the next zc__pagemap_slot() call; NULL: out of memory. */
+uint64_t *zc__pagemap_slot(struct zc__pagemap *m, uint32_t file,
+                           uint64_t page);
+
+/* Free the array; m is empty again. */
+void zc__pagemap_free(struct zc__pagemap *m);
+
+#endif
