@@ -83,6 +83,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "outfile.h"
 #include "plot.h"
 #include "trace_content.h"
@@ -125,28 +126,12 @@ static struct {
 static outfile out_file; /* -o FILE, removed on failure */
 static FILE *out;        /* where the results go */
 
-/* A message on stderr, the output file removed, exit. */
-static void die(int status, const char *fmt, ...)
+/* Before an error exit: end a progress line, remove the output file. */
+static void undo(void)
 {
-    va_list ap;
-
     if (o.progress > 0)
         fputc('\n', stderr);
-    fputs(NAME ": ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
     outfile_discard(&out_file);
-    exit(status);
-}
-
-static void die_usage(const char *fmt, const char *what)
-{
-    fprintf(stderr, NAME ": ");
-    fprintf(stderr, fmt, what);
-    fprintf(stderr, "\nTry '" NAME " --help'.\n");
-    exit(2);
 }
 
 /* --help, a manual page: the text before the registry's models, and
@@ -1421,6 +1406,7 @@ static void cleanup(void)
 int main(int argc, char **argv)
 {
     int status = 0;
+    cli_init(NAME, undo);
 
     parse_args(argc, argv);
     if (o.progress < 0)

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "outfile.h"
 #include "statsout.h"
 #include "plot.h"
@@ -185,23 +186,7 @@ static void usage(FILE *f)
                "other failure\n");
 }
 
-static void die_usage(const char *fmt, const char *what)
-{
-    fprintf(stderr, NAME ": ");
-    fprintf(stderr, fmt, what);
-    fprintf(stderr, "\nTry '" NAME " --help'.\n");
-    exit(2);
-}
 
-/* A page cache larger than a replay models: one line, exit 2. */
-static void die_too_many_pages(const char *opt, const char *v)
-{
-    fprintf(stderr,
-            NAME ": %s %s: more than the %u pages a replay models (8 TiB of "
-                 "4 KiB pages)\nTry '" NAME " --help'.\n",
-            opt, v, ZC_REPLAY_PAGES_MAX);
-    exit(2);
-}
 
 /* Pages, or bytes with a K/M/G/T suffix (then divided by the page size). */
 static int parse_pages(const char *s, size_t page_size, uint64_t *out)
@@ -1153,6 +1138,7 @@ int main(int argc, char **argv)
     bool have_zs = false;
     double secs = 0;
     int rc;
+    cli_init(NAME, NULL);
 
     parse_args(argc, argv, &o);
     if (o.progress < 0)

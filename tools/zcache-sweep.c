@@ -34,6 +34,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "outfile.h"
 #include "statsout.h"
 #include "plot.h"
@@ -105,23 +106,7 @@ static size_t njobs, maxjobs, next_job;
 static size_t nstatic; /* jobs[0..nstatic) are static; the rest adaptive */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void die(int status, const char *fmt, const char *a)
-{
-    fprintf(stderr, NAME ": ");
-    fprintf(stderr, fmt, a);
-    fputc('\n', stderr);
-    exit(status);
-}
 
-/* A page cache larger than a replay models: one line, exit 2. */
-static void die_too_many_pages(const char *opt, const char *v)
-{
-    fprintf(stderr,
-            NAME ": %s %s: more than the %u pages a replay models (8 TiB of "
-                 "4 KiB pages)\n",
-            opt, v, ZC_REPLAY_PAGES_MAX);
-    exit(2);
-}
 
 static void usage(FILE *f)
 {
@@ -207,30 +192,17 @@ static uint64_t size_arg(const char *s, bool pages, const char *what)
     return pages && rc == 1 ? v / o.page_size : v;
 }
 
+/* A disk read's cost (--disk-latency): the controller's parser
+ * (zc_adapt_options' disk key) is the one that reads times. */
 static uint64_t latency(const char *s)
 {
-    char *end;
-    double v;
+    zc_adapt_options p = {0};
+    char spec[128], err[256];
 
-    if (!strcmp(s, "hdd"))
-        return 8000000;
-    if (!strcmp(s, "ssd"))
-        return 100000;
-    if (!strcmp(s, "nvme"))
-        return 20000;
-    v = strtod(s, &end);
-    if (end == s || v < 0)
+    if (snprintf(spec, sizeof(spec), "disk=%s", s) >= (int)sizeof(spec) ||
+        zc_adapt_options_parse(&p, spec, err, sizeof(err)))
         die(2, "--disk-latency %s: want e.g. 100us, 8ms, hdd, ssd, nvme", s);
-    if (!strcmp(end, "ns"))
-        return (uint64_t)v;
-    if (!strcmp(end, "us"))
-        return (uint64_t)(v * 1e3);
-    if (!strcmp(end, "ms"))
-        return (uint64_t)(v * 1e6);
-    if (!strcmp(end, "s"))
-        return (uint64_t)(v * 1e9);
-    die(2, "--disk-latency %s: want a unit: ns, us, ms or s", s);
-    return 0;
+    return p.disk_ns;
 }
 
 /* A comma list; an item FROM:TO:STEP of sizes is a range (suffixes
@@ -1498,6 +1470,7 @@ int main(int argc, char **argv)
     zc_mrc *mrc = NULL;
     bool is_ops = false;
     int status = 0;
+    cli_init(NAME, NULL);
 
     parse_args(argc, argv);
     for (size_t i = 0; i < o.ntraces; i++) {

@@ -116,6 +116,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "cli.h"
 #include "zcache.h"
 #include "zcache_sim.h"
 
@@ -276,18 +277,11 @@ static void remove_outputs(void)
     nowned = 0;
 }
 
-static void die(int status, const char *fmt, ...)
+/* Before an error exit: remove the outputs being written. */
+static void undo(void)
 {
-    va_list ap;
-
-    fprintf(stderr, NAME ": ");
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
     if (writing)
         remove_outputs();
-    exit(status);
 }
 
 static void bad(const char *what)
@@ -1647,6 +1641,7 @@ static void summary(void)
 int main(int argc, char **argv)
 {
     FILE *in;
+    cli_init(NAME, undo);
 
     parse_args(argc, argv);
     in = open_input(o.in);

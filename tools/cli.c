@@ -1,0 +1,60 @@
+/*
+ * cli.c - what every tool's command line shares: one way to fail (cli.h).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "zcache_sim.h"
+
+static const char *prog = "libzcache";
+static void (*cleanup)(void);
+
+void cli_init(const char *name, void (*undo)(void))
+{
+    prog = name;
+    cleanup = undo;
+}
+
+static void say(const char *fmt, va_list ap)
+{
+    fprintf(stderr, "%s: ", prog);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+void die(int status, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    say(fmt, ap);
+    va_end(ap);
+    if (cleanup)
+        cleanup();
+    exit(status);
+}
+
+void die_usage(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    say(fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "Try '%s --help'.\n", prog);
+    if (cleanup)
+        cleanup();
+    exit(2);
+}
+
+void die_too_many_pages(const char *opt, const char *value)
+{
+    die(2, "%s %s: more than the %u pages a replay models (8 TiB of 4 KiB "
+           "pages)",
+        opt, value, ZC_REPLAY_PAGES_MAX);
+}

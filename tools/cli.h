@@ -1,0 +1,31 @@
+/*
+ * cli.h - what every tool's command line shares: one way to fail.
+ *
+ * A tool names itself once (cli_init) and may register what to undo
+ * before it exits (remove a half-written output); then every error is one
+ * line on stderr, "PROG: message", and an exit status: 2 for bad
+ * arguments or bad input, 1 for any other failure.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef ZC_TOOLS_CLI_H
+#define ZC_TOOLS_CLI_H
+
+/** The tool's name for messages, and a function to call before an error
+ *  exit (NULL: none). */
+void cli_init(const char *prog, void (*cleanup)(void));
+
+/** "PROG: message" on stderr, the cleanup, exit(status). */
+_Noreturn void die(int status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/** "PROG: message" and "Try 'PROG --help'." on stderr, exit(2): an
+ *  argument the tool cannot take. */
+_Noreturn void die_usage(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
+/** A page cache larger than a replay models (ZC_REPLAY_PAGES_MAX): opt
+ *  and its value named, exit 2. */
+_Noreturn void die_too_many_pages(const char *opt, const char *value);
+
+#endif
