@@ -69,6 +69,7 @@
 #include <string.h>
 
 #include "adapt.h"
+#include "fenwick.h"
 #include "files.h"
 
 #define NIL 0xFFFFFFFFu
@@ -113,10 +114,8 @@ struct zc__adapt {
     uint64_t mask;
     uint32_t nslots, now, oldest; /* slots 1..nslots; next is now + 1 */
     uint32_t *owner;              /* slot -> ghost, NIL if none */
-    int32_t *tc;                  /* Fenwick: pages */
-    int64_t *tb;                  /* Fenwick: bytes */
+    struct zc__fenwick tree;      /* per slot: pages, and their bytes */
     int64_t total_bytes;
-    unsigned top_bit;
 
     /* what sizes look like */
     double known, admitted, admitted_bytes; /* decayed sums */
@@ -175,45 +174,20 @@ static void table_delete(struct zc__adapt *a, uint64_t i)
 
 static void tree_add(struct zc__adapt *a, uint32_t s, int32_t c, int64_t b)
 {
-    for (; s <= a->nslots; s += s & -s) {
-        a->tc[s] += c;
-        a->tb[s] += b;
-    }
+    zc__fw_add(&a->tree, s, c, b);
     a->total_bytes += b;
-}
-
-/* Pages and bytes in slots 1..s. */
-static void tree_prefix(const struct zc__adapt *a, uint32_t s, int64_t *c,
-                        int64_t *b)
-{
-    int64_t cc = 0, bb = 0;
-
-    for (; s; s -= s & -s) {
-        cc += a->tc[s];
-        bb += a->tb[s];
-    }
-    *c = cc;
-    *b = bb;
 }
 
 /* Bytes of the top n pages of the stack. */
 static int64_t top_bytes(const struct zc__adapt *a, uint64_t n)
 {
-    int64_t below, cc = 0, bb = 0;
-    uint32_t pos = 0;
-
     if (n >= a->live)
         return a->total_bytes;
     if (n == 0)
         return 0;
-    below = (int64_t)(a->live - n); /* the bottom pages, bytes bb */
-    for (uint32_t step = 1u << a->top_bit; step; step >>= 1)
-        if (pos + step <= a->nslots && cc + a->tc[pos + step] <= below) {
-            pos += step;
-            cc += a->tc[pos];
-            bb += a->tb[pos];
-        }
-    return a->total_bytes - bb;
+    /* all but the bytes of the bottom live - n pages */
+    return a->total_bytes -
+           zc__fw_weight_within(&a->tree, (int64_t)(a->live - n));
 }
 
 /* All slots used: renumber the live pages 1..live in order, rebuild. */
@@ -229,19 +203,10 @@ static void compact(struct zc__adapt *a)
         a->owner[++n] = gi;
         a->g[gi].slot = n;
     }
-    memset(a->tc, 0, (a->nslots + 1) * sizeof(*a->tc));
-    memset(a->tb, 0, (a->nslots + 1) * sizeof(*a->tb));
-    for (uint32_t s = 1; s <= a->nslots; s++) {
-        uint32_t p = s + (s & -s);
-        if (s <= n) {
-            a->tc[s] += 1;
-            a->tb[s] += a->g[a->owner[s]].bytes;
-        }
-        if (p <= a->nslots) {
-            a->tc[p] += a->tc[s];
-            a->tb[p] += a->tb[s];
-        }
-    }
+    zc__fw_clear(&a->tree);
+    for (uint32_t s = 1; s <= n; s++)
+        zc__fw_set_raw(&a->tree, s, 1, a->g[a->owner[s]].bytes);
+    zc__fw_build(&a->tree);
     a->now = n;
     a->oldest = 1;
 }
@@ -387,14 +352,11 @@ int zc__adapt_create(const zc_adapt_options *opt, size_t page_size,
         tsize *= 2;
     a->mask = tsize - 1;
     a->nslots = a->cap * 2;
-    while ((2u << a->top_bit) <= a->nslots)
-        a->top_bit++;
     a->g = malloc(cap * sizeof(*a->g));
     a->table = calloc(tsize, sizeof(*a->table));
     a->owner = malloc((a->nslots + 1) * sizeof(*a->owner));
-    a->tc = calloc(a->nslots + 1, sizeof(*a->tc));
-    a->tb = calloc(a->nslots + 1, sizeof(*a->tb));
-    if (!a->g || !a->table || !a->owner || !a->tc || !a->tb) {
+    if (!a->g || !a->table || !a->owner ||
+        zc__fw_init(&a->tree, a->nslots, true)) {
         zc__adapt_destroy(a);
         return -ZC_ENOMEM;
     }
@@ -415,8 +377,7 @@ void zc__adapt_destroy(struct zc__adapt *a)
     free(a->g);
     free(a->table);
     free(a->owner);
-    free(a->tc);
-    free(a->tb);
+    zc__fw_free(&a->tree);
     free(a->log);
     free(a);
 }
@@ -479,7 +440,7 @@ int zc__adapt_access(struct zc__adapt *a, uint32_t file, uint64_t page,
          * is written. */
         double comp = !write && x->state == G_REJECTED ? 0 : 1;
 
-        tree_prefix(a, x->slot, &below, &below_bytes);
+        zc__fw_prefix(&a->tree, x->slot, &below, &below_bytes);
         d = a->live - (uint64_t)below; /* pages above it */
         above_bytes = a->total_bytes - below_bytes;
         /* Beyond the reach of every zcache?  The bytes between a split's

@@ -6,10 +6,11 @@
  * since the page's previous access (infinite for a first access).  An LRU
  * cache of C pages hits exactly the accesses whose distance is below C, so
  * one histogram of distances gives the hits of every capacity at once, and
- * equals the plain LRU of docs/ARCHITECTURE.md (reads and writes both allocate) for each.
+ * equals the plain LRU of docs/ARCHITECTURE.md (reads and writes both
+ * allocate) for each.
  *
- * The distance is counted with a Fenwick tree over access times: every
- * page has a mark at the time of its last access, and the distance of an
+ * The distance is counted with a Fenwick tree (base/fenwick.h) over access
+ * times: every page has a mark at the time of its last access, and the distance of an
  * access at time t to a page last seen at t' is the number of marks in
  * (t', t).  The tree spans a window of times; when it is full the live
  * marks (one per distinct page) are renumbered 0..D-1 in time order and
@@ -24,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fenwick.h"
 #include "files.h"
 #include "zcache_sim.h"
 
@@ -40,7 +42,7 @@ struct zc_mrc {
     uint64_t mask, distinct;
 
     /* the Fenwick tree over window times 1..size, and who marked each */
-    uint32_t *bit;
+    struct zc__fenwick bit;
     uint64_t *owner; /* window time -> table slot + 1 (0: no mark) */
     uint64_t size, now;
 
@@ -65,9 +67,8 @@ int zc_mrc_create(zc_mrc **out)
     m->mask = 1023;
     m->size = 1024;
     m->tab = calloc(m->mask + 1, sizeof(*m->tab));
-    m->bit = calloc(m->size + 1, sizeof(*m->bit));
     m->owner = calloc(m->size + 1, sizeof(*m->owner));
-    if (!m->tab || !m->bit || !m->owner) {
+    if (!m->tab || !m->owner || zc__fw_init(&m->bit, m->size, false)) {
         zc_mrc_destroy(m);
         return -ZC_ENOMEM;
     }
@@ -80,37 +81,21 @@ void zc_mrc_destroy(zc_mrc *m)
     if (!m)
         return;
     free(m->tab);
-    free(m->bit);
+    zc__fw_free(&m->bit);
     free(m->owner);
     free(m->hist);
     zc__files_free(&m->files);
     free(m);
 }
 
-static void bit_add(zc_mrc *m, uint64_t i, int32_t v)
-{
-    for (; i <= m->size; i += i & (~i + 1))
-        m->bit[i] = (uint32_t)((int32_t)m->bit[i] + v);
-}
-
-static uint64_t bit_sum(const zc_mrc *m, uint64_t i)
-{
-    uint64_t s = 0;
-
-    for (; i; i -= i & (~i + 1))
-        s += m->bit[i];
-    return s;
-}
-
 /* Renumber the live marks 1..D in time order, in a window of new_size. */
 static int compact(zc_mrc *m, uint64_t new_size)
 {
-    uint32_t *bit = calloc(new_size + 1, sizeof(*bit));
+    struct zc__fenwick bit;
     uint64_t *owner = calloc(new_size + 1, sizeof(*owner));
     uint64_t t = 0;
 
-    if (!bit || !owner) {
-        free(bit);
+    if (!owner || zc__fw_init(&bit, new_size, false)) {
         free(owner);
         return -ZC_ENOMEM;
     }
@@ -120,20 +105,16 @@ static int compact(zc_mrc *m, uint64_t new_size)
         owner[++t] = m->owner[i];
         m->tab[m->owner[i] - 1].time = t;
     }
-    free(m->bit);
+    zc__fw_free(&m->bit);
     free(m->owner);
-    m->bit = bit;
     m->owner = owner;
     m->size = new_size;
     m->now = t;
-    /* Build the tree in O(n): every position holds one mark. */
-    for (uint64_t i = 1; i <= m->size; i++) {
-        uint64_t j = i + (i & (~i + 1));
-        if (i <= t)
-            m->bit[i] += 1;
-        if (j <= m->size)
-            m->bit[j] += m->bit[i];
-    }
+    /* every position 1..t holds one mark */
+    for (uint64_t i = 1; i <= t; i++)
+        zc__fw_set_raw(&bit, i, 1, 0);
+    zc__fw_build(&bit);
+    m->bit = bit;
     return 0;
 }
 
@@ -200,10 +181,11 @@ static int access_page(zc_mrc *m, uint32_t file, uint64_t page)
     if (m->tab[i].used) {
         uint64_t last = m->tab[i].time;
         /* distinct pages touched after last: marks in (last, now] */
-        rc = count(m, bit_sum(m, m->now) - bit_sum(m, last));
+        rc = count(m, zc__fw_count(&m->bit, m->now) -
+                         zc__fw_count(&m->bit, last));
         if (rc)
             return rc;
-        bit_add(m, last, -1);
+        zc__fw_add(&m->bit, last, -1, 0);
         m->owner[last] = 0;
     } else {
         m->tab[i].used = 1;
@@ -215,7 +197,7 @@ static int access_page(zc_mrc *m, uint32_t file, uint64_t page)
     m->now++;
     m->tab[i].time = m->now;
     m->owner[m->now] = i + 1;
-    bit_add(m, m->now, 1);
+    zc__fw_add(&m->bit, m->now, 1, 0);
     return 0;
 }
 
