@@ -9,7 +9,7 @@ set -euo pipefail
 sweep=$1 replay=$2 trace=$3 format=${4:-blkparse} content=${5:-synth:1}
 copt=(--content "$content")
 [ "$content" = - ] && copt=()
-fields="accesses reads writes pc_hits zc_gets zc_hits disk_reads zc_puts zc_stored resident_hits readahead synthetic"
+fields="requests accesses reads writes pc_hits zc_gets zc_hits disk_reads zc_puts zc_stored resident_hits pc_evictions zc_wrong zc_skipped zc_probes readahead synthetic"
 # and every zcache counter but the timings (thread CPU time varies) and
 # meta_bytes (it holds a compression work buffer per thread that compressed
 # into the cache, and a sweep's threads take turns)

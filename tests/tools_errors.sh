@@ -305,5 +305,54 @@ expect 2 "long.txt: its first 65536 bytes hold no line end" "$replay" \
   --page-cache 500 "$trace" >/dev/null 2>"$tmp/err" ||
   bad "--zcache compressor=zstd --set level=1,19: $(cat "$tmp/err")"
 
+# A sweep's capacities come from one place: without --capacity, a zcache
+# asked for by --set or --zcache gets --zcache's capacity (else the
+# library's default), never silently none; two sources are refused.
+rows_of() { awk -F, 'NR > 1 { n++ } END { print n + 0 }' "$1"; }
+"$sweep" --page-cache 500 --set allocator=zsmalloc,zbud --output csv "$trace" \
+  >"$tmp/c.csv" || bad "sweep --set without --capacity"
+[ "$(rows_of "$tmp/c.csv")" = 2 ] &&
+  [ "$(awk -F'"' 'NR > 1 { split($7, f, ","); print f[2] }' "$tmp/c.csv" | sort -u)" = 67108864 ] ||
+  bad "sweep --set without --capacity: $(cut -c1-200 "$tmp/c.csv")"
+"$sweep" --page-cache 500 --zcache capacity=1M --output json "$trace" \
+  >"$tmp/c.json" || bad "sweep --zcache capacity=1M"
+grep -q '"capacity_bytes":1048576,"share_percent"' "$tmp/c.json" ||
+  bad "sweep --zcache capacity=1M did not make a 1M zcache row"
+"$sweep" --page-cache 500 --set capacity=0,1M --output csv "$trace" \
+  >"$tmp/c2.csv" || bad "sweep --set capacity=0,1M"
+[ "$(rows_of "$tmp/c2.csv")" = 2 ] || bad "sweep --set capacity=0,1M: $(rows_of "$tmp/c2.csv") rows"
+expect 2 "names a capacity, and so does --capacity" "$sweep" --page-cache 500 \
+  --capacity 1M --zcache capacity=2M "$trace"
+expect 2 "capacity 0 is no zcache in a sweep" "$sweep" --page-cache 500 \
+  --zcache capacity=0 "$trace"
+
+# Traces of a run that name different packs: refused up front, naming the
+# trace whose pack it is not.
+expect 2 "file-server.zca: .*grep-src.zcp is another recording's pack" \
+  "$sweep" --page-cache 500 --capacity 1M "$traces/grep-src.zca" \
+  "$traces/file-server.zca"
+expect 2 "file-server.zca: .*grep-src.zcp is another recording's pack" \
+  "$replay" --page-cache 500 --zcache capacity=1M "$traces/grep-src.zca" \
+  "$traces/file-server.zca"
+
+# --version everywhere; an unknown last option is unknown, not valueless.
+for t in "$sweep" "$replay" "$(dirname "$sweep")/zcache-tracefs" \
+  "$(dirname "$sweep")/zcache-fidelity"; do
+  "$t" --version >"$tmp/v" 2>&1 && grep -q "libzcache" "$tmp/v" ||
+    bad "$t --version: $(cat "$tmp/v")"
+done
+expect 2 "unknown option '--foo'" "$sweep" "$trace" --foo
+expect 2 "option --capacity needs a value" "$sweep" "$trace" --capacity
+expect 2 "unknown option '--foo'" "$(dirname "$sweep")/zcache-tracefs" x --foo
+
+# --adapt takes no memory (that is --memory), and CPU prices are times,
+# not disks.
+expect 2 "the memory is --memory's" "$replay" --memory 4M --adapt memory=8M "$trace"
+expect 2 "the memory is --memory's" "$sweep" --memory 4M --adaptive \
+  --adapt memory=8M "$trace"
+expect 2 "put=hdd: want a time" "$replay" --memory 4M --adapt put=hdd "$trace"
+expect 2 "above 0" "$sweep" --memory 4M --adaptive --cpu-price put=6us,get=0 "$trace"
+expect 2 "--page-cache 1:100:1: more than 64 values" "$sweep" --page-cache 1:100:1 "$trace"
+
 [ "$fail" = 0 ] && echo "tools_errors: ok"
 exit "$fail"

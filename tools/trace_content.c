@@ -31,6 +31,29 @@ int trace_content_default(const zc_trace *t, const char *trace_path, char *spec,
     return n < 0 || (size_t)n >= len ? -1 : 1;
 }
 
+int trace_content_check_each(const char *const *paths, size_t n,
+                             const zc_trace_options *opt,
+                             const zc_content *src, char *err, size_t errlen)
+{
+    char why[512];
+
+    for (size_t i = 0; i < n; i++) {
+        zc_trace *t;
+        int rc;
+        if (zc_trace_open(&paths[i], 1, opt, &t, why, sizeof(why))) {
+            snprintf(err, errlen, "%s", why);
+            return -1;
+        }
+        rc = zc_content_check_trace(src, t, why, sizeof(why));
+        zc_trace_close(t);
+        if (rc) {
+            snprintf(err, errlen, "%s: %s", paths[i], why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int trace_content_check(zc_content *src, const char *spec,
                         const zc_request *req, size_t page_size, char *err,
                         size_t errlen)

@@ -27,6 +27,14 @@
 int trace_content_default(const zc_trace *t, const char *trace_path, char *spec,
                           size_t len);
 
+/** zc_content_check_trace() for each of the n traces of a run alone (a
+ *  run's later traces are opened only when their turn comes, so checking
+ *  the run as one would see the first one's header only): 0, or -1 with
+ *  "PATH: what is wrong" in err[errlen], PATH the trace at fault. */
+int trace_content_check_each(const char *const *paths, size_t n,
+                             const zc_trace_options *opt,
+                             const zc_content *src, char *err, size_t errlen);
+
 /** Whether src (opened from spec) gives the pages of request req: 0, or
  *  -1 with a one-line message in err[errlen] when req is file-keyed and
  *  the source has no file pages.  Block requests always pass; other

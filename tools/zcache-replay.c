@@ -82,7 +82,9 @@ static void help_keys(FILE *f)
     fprintf(f, "  defaults: %s\n", buf);
     fprintf(f, "\n--adapt keys (KEY=VALUE,...):\n");
     for (size_t i = 0; zc_adapt_key_name(i); i++)
-        fprintf(f, "  %-19s %s\n", zc_adapt_key_name(i), zc_adapt_key_doc(i));
+        if (strcmp(zc_adapt_key_name(i), "memory")) /* that is --memory */
+            fprintf(f, "  %-19s %s\n", zc_adapt_key_name(i),
+                    zc_adapt_key_doc(i));
 }
 
 static void usage(FILE *f)
@@ -316,6 +318,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
             o->adaptive = true;
             if (zc_adapt_options_parse(&o->adapt, v, err, sizeof(err)))
                 die_usage("--adapt: %s", err);
+            if (o->adapt.memory_bytes)
+                die_usage("--adapt %s: the memory is --memory's", v);
         } else if (strcmp(a, "--disk-latency") == 0) {
             static char err[256], spec[128];
             snprintf(spec, sizeof(spec), "disk=%s", v);
@@ -1004,9 +1008,10 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
     }
     /* never another recording's pack, nor a pack path out of the trace's
      * directory */
-    rc = zc_content_check_trace(content, t, err, sizeof(err));
+    rc = trace_content_check_each(o->traces, o->ntraces, &topt, content, err,
+                                  sizeof(err));
     if (rc) {
-        fprintf(stderr, NAME ": %s: %s\n", o->traces[0], err);
+        fprintf(stderr, NAME ": %s\n", err);
         zc_content_close(content);
         status = 2;
         goto close_trace;

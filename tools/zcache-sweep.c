@@ -74,6 +74,7 @@ struct job {
 
 static struct {
     const char *format, *content, *output, *zbase, *memory, *plot;
+    char zcap[32]; /* without --capacity: the rows' capacity ("0": none) */
     char *mrc_list;   /* page-cache sizes to print the LRU curve at */
     const char *model; /* page-cache model (NULL: lru) */
     uint64_t ra_kb;    /* --read-ahead-kb */
@@ -114,6 +115,10 @@ static void usage(FILE *f)
                "\n"
                "  --page-cache LIST   page-cache sizes (pages, or bytes with "
                "K/M/G), e.g. 1024,4096\n"
+               "                      (every LIST: values separated by "
+               "commas, or FROM:TO:STEP\n"
+               "                      ranges such as 0:4M:1M; at most 64 "
+               "values)\n"
                "  --page-cache-model NAME, --read-ahead-kb N   as zcache-replay\n"
                "  --capacity LIST     zcache capacities, e.g. 0,1M,4M (0: no "
                "zcache)\n"
@@ -156,7 +161,7 @@ static void usage(FILE *f)
                "  --plot PREFIX       write PREFIX.csv, PREFIX.dat, PREFIX.gp "
                "and, when gnuplot\n"
                "                      is installed, PREFIX.png and "
-               "PREFIX.svg\n"
+               "PREFIX.svg\n"               "  --help, --version\n"
                "\n"
                "Cost model, per row: cpu = compressing stored pages + "
                "compressing rejected\n"
@@ -205,9 +210,21 @@ static uint64_t latency(const char *s)
     return p.disk_ns;
 }
 
+/* bytes as a size the lists take: 64M, 512K, or a plain number */
+static void size_label(char *out, size_t n, uint64_t bytes)
+{
+    if (bytes && !(bytes % (1u << 20)))
+        snprintf(out, n, "%" PRIu64 "M", bytes >> 20);
+    else if (bytes && !(bytes % 1024))
+        snprintf(out, n, "%" PRIu64 "K", bytes >> 10);
+    else
+        snprintf(out, n, "%" PRIu64, bytes);
+}
+
 /* A comma list; an item FROM:TO:STEP of sizes is a range (suffixes
  * allowed, e.g. 0:32M:4M).  Items of --set lists are kept as they are. */
-static size_t split_list(char *list, char **out, bool ranges)
+static size_t split_list(char *list, char **out, bool ranges,
+                         const char *what)
 {
     size_t n = 0;
     char *save = NULL;
@@ -225,38 +242,38 @@ static size_t split_list(char *list, char **out, bool ranges)
             ss = zc_parse_size(c2 + 1, &step);
             *c1 = *c2 = ':'; /* the messages name the whole range */
             if (sf < 0 || st < 0 || ss < 0 || step == 0 || to < from)
-                die(2, "range %s: want FROM:TO:STEP", p);
+                die(2, "%s %s: want FROM:TO:STEP", what, p);
             /* Sizes with a suffix are bytes; say so in each value, so that
              * page-cache sizes are read as bytes, not pages. */
             bytes = sf == 1 || st == 1 || ss == 1;
             for (uint64_t v = from; v <= to; v += step) {
                 if (n == MAX_LIST)
-                    die(2, "more than %s values in a list", "64");
+                    die(2, "%s %s: more than %d values", what, p, MAX_LIST);
                 out[n] = malloc(24);
                 if (!out[n])
                     die(1, "%s", "out of memory");
                 if (bytes && v % 1024 == 0)
-                    snprintf(out[n++], 24, "%" PRIu64 "K", v / 1024);
+                    size_label(out[n++], 24, v);
                 else if (bytes)
                     die(2,
-                        "range %s: sizes in bytes must be whole KiB (FROM "
-                        "and STEP)",
-                        p);
+                        "%s %s: sizes in bytes must be whole KiB (FROM and "
+                        "STEP)",
+                        what, p);
                 else
                     snprintf(out[n++], 24, "%" PRIu64, v);
             }
             continue;
         }
         if (n == MAX_LIST)
-            die(2, "more than %s values in a list", "64");
+            die(2, "%s: more than %d values", what, MAX_LIST);
         out[n++] = p;
     }
     return n;
 }
 
-static size_t split(char *list, char **out)
+static size_t split(char *list, char **out, const char *what)
 {
-    return split_list(list, out, false);
+    return split_list(list, out, false, what);
 }
 
 /* Split each --set list once and check it before any work: not empty,
@@ -264,19 +281,46 @@ static size_t split(char *list, char **out)
  * said once (not once per row).  With --memory, --share gives the
  * capacity: a --set of it is refused (a sentinel shows which keys set
  * it, the parser knowing its aliases). */
+
 static void check_sets(void)
 {
     zc_config cfg = zc_config_default();
     char err[512], msg[2048];
 
+    cfg.capacity_bytes = SIZE_MAX;
     if (zc_config_parse_error(&cfg, o.zbase, err, sizeof(err))) {
         snprintf(msg, sizeof(msg), "--zcache %s: %s", o.zbase, err);
         die(2, "%s", msg);
     }
+    /* The rows' capacities: --capacity (or --set capacity), else the one
+     * --zcache names, else the library's default when a zcache is asked
+     * for at all (--zcache or --set); never two sources, one silently
+     * dropped. */
+    if (cfg.capacity_bytes != SIZE_MAX) {
+        if (o.cap_list || o.memory) {
+            snprintf(msg, sizeof(msg),
+                     "--zcache %s: names a capacity, and so does %s; give "
+                     "capacities in one place",
+                     o.zbase, o.memory ? "--memory's --share" : "--capacity");
+            die(2, "%s", msg);
+        }
+        if (!cfg.capacity_bytes) {
+            snprintf(msg, sizeof(msg),
+                     "--zcache %s: capacity 0 is no zcache in a sweep; say "
+                     "--capacity 0 for rows without one",
+                     o.zbase);
+            die(2, "%s", msg);
+        }
+        size_label(o.zcap, sizeof(o.zcap), cfg.capacity_bytes);
+    } else if (*o.zbase || o.nsets) {
+        size_label(o.zcap, sizeof(o.zcap), zc_config_default().capacity_bytes);
+    } else {
+        snprintf(o.zcap, sizeof(o.zcap), "0");
+    }
     for (int s = 0; s < o.nsets; s++) {
         char given[1024];
         snprintf(given, sizeof(given), "%s=%s", o.set_key[s], o.set_vals[s]);
-        o.set_n[s] = split(o.set_vals[s], o.set_v[s]);
+        o.set_n[s] = split(o.set_vals[s], o.set_v[s], "--set");
         if (!o.set_n[s])
             die(2, "--set %s: want KEY=V1,V2,... (the list is empty)", given);
         for (size_t i = 0; i < o.set_n[s]; i++) {
@@ -310,8 +354,18 @@ static void parse_args(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        static const char *const with_value[] = {
+            "--adapt",     "--capacity", "--content",    "--cpu-price",
+            "--disk-latency", "--format", "--jobs",      "--memo",
+            "--memory",    "--mrc",      "--output",     "--page-cache",
+            "--page-cache-model", "--page-size", "--plot", "--read-ahead-kb",
+            "--set",       "--share",    "--zcache"};
         if (!strcmp(a, "--help")) {
             usage(stdout);
+            exit(0);
+        }
+        if (!strcmp(a, "--version")) {
+            printf(NAME " (libzcache %s)\n", zc_version());
             exit(0);
         }
         if (strncmp(a, "--", 2)) {
@@ -322,8 +376,13 @@ static void parse_args(int argc, char **argv)
             o.adaptive = true;
             continue;
         }
-        if (!v)
-            die(2, "option %s needs a value", a);
+        if (!v) {
+            for (size_t k = 0; k < sizeof(with_value) / sizeof(*with_value);
+                 k++)
+                if (!strcmp(a, with_value[k]))
+                    die(2, "option %s needs a value", a);
+            die(2, "unknown option '%s'", a);
+        }
         i++;
         if (!strcmp(a, "--page-cache"))
             o.pc_list = v;
@@ -349,6 +408,8 @@ static void parse_args(int argc, char **argv)
             o.adaptive = true;
             if (zc_adapt_options_parse(&o.adapt, v, err, sizeof(err)))
                 die(2, "--adapt: %s", err);
+            if (o.adapt.memory_bytes)
+                die(2, "--adapt %s: the memory is --memory's", v);
         } else if (!strcmp(a, "--share"))
             o.share_list = v;
         else if (!strcmp(a, "--format"))
@@ -376,8 +437,8 @@ static void parse_args(int argc, char **argv)
                 !p.put_ns || !p.get_ns || p.memory_bytes || p.disk_ns ||
                 p.steps || p.epoch || p.decay_percent || p.probe_every ||
                 p.start_percent || p.ghost_factor)
-                die(2, "--cpu-price %s: want put=T,get=T (e.g. put=6us,"
-                       "get=2us)",
+                die(2, "--cpu-price %s: want put=T,get=T, both above 0 (e.g. "
+                       "put=6us,get=2us)",
                     v);
             o.put_ns = p.put_ns;
             o.get_ns = p.get_ns;
@@ -632,10 +693,15 @@ static void run_group(uint64_t pc_pages, struct job **group, size_t n,
     if (rc < 0)
         die(2, "%s", zc_trace_error(t));
     flush_batch();
+    /* the requests are the model's (one pass for the group); the rest is
+     * each row's player's */
+    zc_replay_stats model_st;
+    zc_replay_stats_get(r, &model_st);
     for (size_t i = 0; i < n; i++) {
         struct job *j = group[i];
         if (j->player)
             zc_player_stats_get(j->player, &j->st);
+        j->st.requests = model_st.requests;
         if (j->zc) {
             zc_stats_get(j->zc, &j->zs);
             j->have_zs = true;
@@ -1098,7 +1164,7 @@ static void csv(FILE *f, const zc_mrc *mrc)
 /* The --mrc curve's sizes, checked: their count, into sizes[]. */
 static size_t mrc_sizes(uint64_t *pages, char **sizes)
 {
-    size_t n = split_list(o.mrc_list, sizes, true);
+    size_t n = split_list(o.mrc_list, sizes, true, "--mrc");
 
     for (size_t i = 0; i < n; i++)
         pages[i] = size_arg(sizes[i], true, "--mrc");
@@ -1464,7 +1530,7 @@ static void free_all(zc_mrc *mrc)
 
 int main(int argc, char **argv)
 {
-    char *pcs[MAX_LIST], *caps[MAX_LIST], *shares[MAX_LIST], one[] = "0";
+    char *pcs[MAX_LIST], *caps[MAX_LIST], *shares[MAX_LIST];
     size_t npc = 0, ncap = 0, nshare = 0;
     pthread_t th[64];
     zc_mrc *mrc = NULL;
@@ -1526,20 +1592,20 @@ int main(int argc, char **argv)
         char msg[1024];
         if (zc_content_open(o.content, o.page_size, &c, err, sizeof(err)))
             die(2, o.content_set ? "--content: %s" : "%s", err);
-        rc = zc_content_check_trace(c, t, err, sizeof(err));
-        zc_content_close(c);
         zc_trace_close(t);
-        snprintf(msg, sizeof(msg), "%s: %s", o.traces[0], err);
+        rc = trace_content_check_each(o.traces, o.ntraces, &to, c, msg,
+                                      sizeof(msg));
+        zc_content_close(c);
         if (rc)
             die(2, "%s", msg);
     }
     if (o.share_list)
-        nshare = split_list(o.share_list, shares, true);
+        nshare = split_list(o.share_list, shares, true, "--share");
     if (!o.memory) {
-        npc = o.pc_list ? split_list(o.pc_list, pcs, true) : 0;
-        ncap = o.cap_list ? split_list(o.cap_list, caps, true) : 0;
+        npc = o.pc_list ? split_list(o.pc_list, pcs, true, "--page-cache") : 0;
+        ncap = o.cap_list ? split_list(o.cap_list, caps, true, "--capacity") : 0;
         if (!ncap) {
-            caps[0] = one;
+            caps[0] = o.zcap;
             ncap = 1;
         }
         if (!is_ops && !npc)
@@ -1637,7 +1703,7 @@ int main(int argc, char **argv)
     output(mrc);
     if (o.mrc_list && mrc && !strcmp(o.output, "text")) {
         char *sizes[MAX_LIST];
-        size_t n = split_list(o.mrc_list, sizes, true);
+        size_t n = split_list(o.mrc_list, sizes, true, "--mrc");
         printf("\nLRU curve of the page cache (one pass, %" PRIu64
                " accesses, %" PRIu64 " distinct pages):\n%12s %12s %9s\n",
                zc_mrc_accesses(mrc), zc_mrc_distinct(mrc), "pages", "hits",

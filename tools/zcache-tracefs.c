@@ -473,7 +473,7 @@ static void usage(FILE *f)
             "  --inodes FILE        write 'ex <INO>' for every inode in the "
             "trace\n"
             "                       (debugfs commands for the extents)\n"
-            "  --help\n");
+            "  --help, --version\n");
 }
 
 static uint64_t number(const char *s, const char *what)
@@ -511,14 +511,28 @@ static void parse_args(int argc, char **argv)
             usage(stdout);
             exit(0);
         }
+        if (!strcmp(a, "--version")) {
+            printf(NAME " (libzcache %s)\n", zc_version());
+            exit(0);
+        }
         if (strncmp(a, "--", 2)) {
             if (o.in)
                 die(2, "one trace at a time ('%s' and '%s')", o.in, a);
             o.in = a;
             continue;
         }
-        if (!v)
-            die(2, "option %s needs a value", a);
+        if (!v) {
+            static const char *const others[] = {
+                "--dev", "--bdevfs", "--memory-limit", "--read-ahead-kb",
+                "--level"};
+            for (k = 0; k < sizeof(paths) / sizeof(paths[0]); k++)
+                if (!strcmp(a, paths[k].name))
+                    die(2, "option %s needs a value", a);
+            for (k = 0; k < sizeof(others) / sizeof(others[0]); k++)
+                if (!strcmp(a, others[k]))
+                    die(2, "option %s needs a value", a);
+            die(2, "unknown option '%s'", a);
+        }
         i++;
         for (k = 0; k < sizeof(paths) / sizeof(paths[0]); k++)
             if (!strcmp(a, paths[k].name))

@@ -646,8 +646,8 @@ size_t zc__adapt_log(const struct zc__adapt *a, const zc_adapt_epoch **out)
 
 /* ---- options ------------------------------------------------------------ */
 
-/* A time: a number with ns, us, ms or s, or hdd / ssd / nvme. */
-static int parse_time(const char *v, uint64_t *ns)
+/* A time: a number with ns, us, ms or s; a disk's also hdd / ssd / nvme. */
+static int parse_time(const char *v, bool disk, uint64_t *ns)
 {
     static const struct {
         const char *name;
@@ -660,7 +660,7 @@ static int parse_time(const char *v, uint64_t *ns)
     char *end;
     double x;
 
-    for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+    for (size_t i = 0; disk && i < sizeof(named) / sizeof(named[0]); i++)
         if (!strcmp(v, named[i].name)) {
             *ns = named[i].ns;
             return 0;
@@ -701,9 +701,9 @@ static const struct {
     {"disk", "a disk read's cost (default ssd)",
      "a time, e.g. 100us, 8ms, or hdd, ssd, nvme"},
     {"put", "a compression's cost (default: measured as it runs)",
-     "a time, e.g. 100us, 8ms, or hdd, ssd, nvme"},
+     "a time with ns, us, ms or s, e.g. 6us"},
     {"get", "a decompression's cost (default: measured)",
-     "a time, e.g. 100us, 8ms, or hdd, ssd, nvme"},
+     "a time with ns, us, ms or s, e.g. 2us"},
     {"steps", "candidate shares 0, 100/steps, ..., 100% (default 20)",
      "1 to 100"},
     {"epoch", "accesses between decisions (default max(64, pages of M / 8))",
@@ -770,11 +770,11 @@ int zc_adapt_options_parse(zc_adapt_options *opt, const char *spec, char *err,
             bad =
                 zc_parse_size(v, &opt->memory_bytes) < 0 || !opt->memory_bytes;
         } else if (!strcmp(item, "disk")) {
-            bad = parse_time(v, &opt->disk_ns);
+            bad = parse_time(v, true, &opt->disk_ns);
         } else if (!strcmp(item, "put")) {
-            bad = parse_time(v, &opt->put_ns);
+            bad = parse_time(v, false, &opt->put_ns);
         } else if (!strcmp(item, "get")) {
-            bad = parse_time(v, &opt->get_ns);
+            bad = parse_time(v, false, &opt->get_ns);
         } else if (!strcmp(item, "steps")) {
             bad = parse_uint(v, MAX_STEPS, &x) || !x;
             opt->steps = (unsigned)x;
