@@ -485,6 +485,13 @@ typedef struct zc_stats {
     uint64_t compress_ns_rejected; /* the same, pages then rejected */
     uint64_t decompress_ns;        /* the same, decompressing (or copying)
                                       on gets */
+    uint64_t compressions;          /* puts that compressed their page (not
+                                       same-filled, not refused before:
+                                       active_only); compress_ns's count
+                                       with compress_ns_rejected's */
+    uint64_t compressions_rejected; /* of them, pages then not stored */
+    uint64_t decompressions;        /* hits that decompressed or copied
+                                       (not same-filled pages) */
     uint64_t compactions;          /* objects moved by allocator compaction */
     uint64_t estimates;            /* zc_estimate_page() calls */
     uint64_t compress_ns_estimates; /* time they spent compressing */
@@ -509,6 +516,7 @@ typedef struct zc_stats {
     X(reject_compress_poor) X(reject_nospace) X(reject_race) X(reject_full)    \
     X(reject_inactive) X(raw_stored) X(dedup_hits) X(shared_pages)             \
     X(frag_bytes) X(compress_ns) X(compress_ns_rejected) X(decompress_ns)      \
+    X(compressions) X(compressions_rejected) X(decompressions)                 \
     X(compactions) X(estimates) X(compress_ns_estimates) X(pools) X(objects)  \
     X(capacity_bytes) X(resizes) X(resize_evictions)
 

@@ -71,7 +71,7 @@ adapt=put=3us,get=700ns,epoch=256
 n=0
 for r in 1 2 3; do
   share=$(pick "$tmp/split.csv" "$r" share_percent)
-  if [ "$share" = adaptive ]; then
+  if [ "$(pick "$tmp/split.csv" "$r" adaptive)" = true ]; then
     how=(--adaptive --adapt "$adapt")
   else
     how=(--share "$share")

@@ -26,13 +26,10 @@ esac
 t=$tmp/build-c.zca
 "$replay" "${args[@]}" --output json "$t" >"$tmp/r.json" || bad "json run"
 "$replay" "${args[@]}" --output csv "$t" >"$tmp/r.csv" || bad "csv run"
-col() { # col NAME: the CSV row's field NAME
-  awk -F, -v n="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i }
-    NR == 2 && c { print $c }' "$tmp/r.csv"
-}
-[ "$(head -1 "$tmp/r.csv" | awk -F, '{print NF}')" = \
-  "$(sed -n 2p "$tmp/r.csv" | awk -F, '{print NF}')" ] || bad "csv widths"
-[ "$(col trace)" = "\"$t\"" ] || bad "csv trace: $(col trace)"
+col() { csv_get "$tmp/r.csv" 1 "$1"; } # col NAME: the CSV row's field NAME
+[ "$(csv_width "$tmp/r.csv" 0)" = "$(csv_width "$tmp/r.csv" 1)" ] ||
+  bad "csv widths: $(csv_width "$tmp/r.csv" 0) names, $(csv_width "$tmp/r.csv" 1) values"
+[ "$(col trace)" = "$t" ] || bad "csv trace: $(col trace)"
 for k in capacity_bytes resizes resize_evictions; do
   [ -n "$(col "zcache.$k")" ] &&
     [ "$(col "zcache.$k")" = "$(jq ".zcache.$k" "$tmp/r.json")" ] ||
@@ -91,4 +88,58 @@ done
 jq -e '.[0].zcache == null and .[1].zcache.capacity_bytes == 1048576 and
   .[1].capacity_bytes == 1048576 and (.[1].zcache.compr_size_hist | length) == 17' \
   "$tmp/s.json" >/dev/null || bad "s.json zcache members: $(jq -c '[.[].zcache.capacity_bytes]' "$tmp/s.json")"
+# Every mode: a CSV row as wide as its header, JSON that parses, and the
+# rows saying what they ran (the zcache's resolved configuration; a
+# split's memory, share or adaptive figures).
+k=$src/traces/build-c.kernel.zct
+i=0
+for args in "--zcache off $t" "--zcache capacity=1M $t" "--memory 4M --share 25 $t" \
+  "--memory 4M --adaptive $t" "--zcache capacity=1M $k"; do
+  i=$((i + 1))
+  # shellcheck disable=SC2086
+  "$replay" --page-cache 500 $args --output csv >"$tmp/m$i.csv" 2>/dev/null ||
+    "$replay" $args --output csv >"$tmp/m$i.csv" || bad "replay $args csv"
+  # shellcheck disable=SC2086
+  "$replay" --page-cache 500 $args --output json >"$tmp/m$i.json" 2>/dev/null ||
+    "$replay" $args --output json >"$tmp/m$i.json" || bad "replay $args json"
+  [ "$(csv_width "$tmp/m$i.csv" 0)" = "$(csv_width "$tmp/m$i.csv" 1)" ] ||
+    bad "replay $args: csv widths $(csv_width "$tmp/m$i.csv" 0) / $(csv_width "$tmp/m$i.csv" 1)"
+  jq -e . "$tmp/m$i.json" >/dev/null || bad "replay $args: json does not parse"
+done
+jq -e '.zcache_config == "off" and .zcache == null' "$tmp/m1.json" >/dev/null ||
+  bad "replay --zcache off: $(jq -c '{zcache_config}' "$tmp/m1.json")"
+jq -e '(.zcache_config | startswith("capacity=1048576,")) and .memory_bytes == 0 and
+  .adaptive == false' "$tmp/m2.json" >/dev/null || bad "replay capacity=1M: zcache_config"
+jq -e '.memory_bytes == 4194304 and .share_percent == 25 and .adaptive == false
+  and .zcache.capacity_bytes == 1048576' "$tmp/m3.json" >/dev/null ||
+  bad "replay --share 25: $(jq -c '{memory_bytes,share_percent}' "$tmp/m3.json")"
+jq -e '.memory_bytes == 4194304 and .share_percent == null and .adaptive and
+  .adapt.epochs > 0 and (.adapt.end_page_cache_pages * 4096 + .adapt.end_zcache_bytes) <= 4194304' \
+  "$tmp/m4.json" >/dev/null || bad "replay --adaptive: $(jq -c '{adapt}' "$tmp/m4.json")"
+[ "$(csv_get "$tmp/m4.csv" 1 adaptive)" = true ] &&
+  [ "$(csv_get "$tmp/m4.csv" 1 adapt_epochs)" = "$(jq .adapt.epochs "$tmp/m4.json")" ] ||
+  bad "replay --adaptive csv: adaptive $(csv_get "$tmp/m4.csv" 1 adaptive)"
+i=0
+for args in "--page-cache 500 --capacity 0,1M $t" "--memory 4M --share 0,50 --adaptive $t" \
+  "--capacity 0,1M $k" "--page-cache 500 --capacity 0 --mrc 100,500 $t"; do
+  i=$((i + 1))
+  # shellcheck disable=SC2086
+  "$sweep" $args --output json >"$tmp/s$i.json" || bad "sweep $args json"
+  jq -e . "$tmp/s$i.json" >/dev/null || bad "sweep $args: json does not parse"
+  case $args in *--mrc*) continue ;; esac
+  # shellcheck disable=SC2086
+  "$sweep" $args --output csv >"$tmp/s$i.csv" || bad "sweep $args csv"
+  n=$(awk 'END { print NR - 1 }' "$tmp/s$i.csv")
+  for r in $(seq 1 "$n"); do
+    [ "$(csv_width "$tmp/s$i.csv" 0)" = "$(csv_width "$tmp/s$i.csv" "$r")" ] ||
+      bad "sweep $args: row $r is $(csv_width "$tmp/s$i.csv" "$r") wide, the header $(csv_width "$tmp/s$i.csv" 0)"
+  done
+done
+jq -e '.[0].zcache_config == "off" and (.[1].zcache_config | startswith("capacity=1048576,"))' \
+  "$tmp/s1.json" >/dev/null || bad "sweep zcache_config: $(jq -c '[.[].zcache_config]' "$tmp/s1.json")"
+jq -e '[.[].adaptive] == [false, false, true] and .[2].share_percent == null and
+  .[1].share_percent == 50' "$tmp/s2.json" >/dev/null ||
+  bad "sweep split rows: $(jq -c '[.[] | {adaptive, share_percent}]' "$tmp/s2.json")"
+[ "$(csv_get "$tmp/s2.csv" 3 adaptive)" = true ] && [ -z "$(csv_get "$tmp/s2.csv" 3 share_percent)" ] ||
+  bad "sweep csv adaptive row: adaptive $(csv_get "$tmp/s2.csv" 3 adaptive), share $(csv_get "$tmp/s2.csv" 3 share_percent)"
 exit $fail

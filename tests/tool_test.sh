@@ -16,3 +16,27 @@ expect() {
   [ "$rc" = "$want" ] || bad "$* exited $rc, not $want: $(cat "$tmp/err")"
   grep -q -- "$pat" "$tmp/err" || bad "$* did not say '$pat': $(cat "$tmp/err")"
 }
+
+# CSV as the tools write it: fields may be quoted, with commas and doubled
+# quotes inside.  csv_get FILE ROW NAME: row ROW's (1: the first after the
+# header) field NAME, unquoted; csv_width FILE ROW: the number of fields of
+# line ROW (0: the header).
+csv_awk='function split_csv(line, f,   n, q, c, i, cur) {
+    n = 0; q = 0; cur = ""
+    for (i = 1; i <= length(line); i++) {
+      c = substr(line, i, 1)
+      if (c == "\"") { if (q && substr(line, i + 1, 1) == "\"") { cur = cur c; i++ } else q = !q }
+      else if (c == "," && !q) { f[++n] = cur; cur = "" }
+      else cur = cur c
+    }
+    f[++n] = cur
+    return n
+  }'
+csv_get() {
+  awk -v row="$2" -v name="$3" "$csv_awk"'
+    NR == 1 { n = split_csv($0, h); for (i = 1; i <= n; i++) col[h[i]] = i; next }
+    NR - 1 == row { split_csv($0, f); if (name in col) print f[col[name]] }' "$1"
+}
+csv_width() {
+  awk -v row="$2" "$csv_awk"'NR - 1 == row { print split_csv($0, f) }' "$1"
+}

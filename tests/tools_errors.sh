@@ -200,18 +200,29 @@ for run in 1 2; do
   "$sweep" --cpu-price put=6us,get=2us --page-cache 500 --capacity 1M \
     --output csv "$trace" >"$tmp/price$run.csv" || bad "--cpu-price run"
 done
-cpu_ms() {
-  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
-    NR == 2 { print $c["cpu_ms"] }' "$1"
-}
+cpu_ms() { csv_get "$1" 1 cpu_ms; }
 [ -n "$(cpu_ms "$tmp/price1.csv")" ] &&
   [ "$(cpu_ms "$tmp/price1.csv")" = "$(cpu_ms "$tmp/price2.csv")" ] ||
   bad "--cpu-price: cpu_ms differs between two runs"
-awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
-  NR == 2 { want = ($c["zc_puts"] * 6000 + $c["zc_hits"] * 2000) / 1e6
-    if ($c["zc_puts"] == 0 || ($c["cpu_ms"] - want) ^ 2 > 1e-6) {
-      print "cpu_ms " $c["cpu_ms"] ", want " want; exit 1 } }' \
-  "$tmp/price1.csv" || bad "--cpu-price: cpu_ms is not puts x 6us + hits x 2us"
+g() { csv_get "$tmp/price1.csv" 1 "$1"; }
+awk -v cpu="$(g cpu_ms)" -v wasted="$(g wasted_ms)" -v n="$(g zcache.compressions)" \
+  -v e="$(g zcache.estimates)" -v d="$(g zcache.decompressions)" \
+  -v r="$(g zcache.compressions_rejected)" 'BEGIN {
+    want = ((n + e) * 6000 + d * 2000) / 1e6
+    if (n == 0 || (cpu - want) ^ 2 > 1e-6 || (wasted - r * 6000 / 1e6) ^ 2 > 1e-6) {
+      print "cpu_ms " cpu ", want " want; exit 1 } }' ||
+  bad "--cpu-price: cpu_ms is not compressions x 6us + decompressions x 2us"
+# A page active_only refuses is not compressed, and costs nothing.
+"$sweep" --cpu-price put=6us,get=2us --page-cache 500 --capacity 1M \
+  --set active_only=true --output json "$trace" >"$tmp/act.json" ||
+  bad "--cpu-price active_only run"
+if command -v jq >/dev/null; then
+  jq -e '.[0].zcache.reject_inactive > 0 and
+    ((.[0].wasted_ms * 1000 - .[0].zcache.compressions_rejected * 6) | fabs) < 0.01 and
+    .[0].zcache.compressions <= .[0].zcache.puts - .[0].zcache.reject_inactive' \
+    "$tmp/act.json" \
+    >/dev/null || bad "--cpu-price with active_only: $(jq -c '.[0] | {wasted_ms, zcache: .zcache | {puts, reject_inactive, compressions, compressions_rejected}}' "$tmp/act.json")"
+fi
 
 # The memory-split plot: the adaptive row has no share, so it is a block
 # of its own (a level across 0..100), never a point at share -1.

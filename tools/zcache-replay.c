@@ -449,6 +449,17 @@ static const char *pages_str(uint64_t n)
     return b;
 }
 
+/* The zcache's resolved configuration (zc_config_format), "off" for
+ * none: what the outputs say the zcache was. */
+static char zc_config_str[512] = "off";
+
+/* An adaptive run's figures, for the outputs (split_outputs() sets them). */
+static struct {
+    size_t epochs, moves;
+    double mean_share;
+    uint64_t end_pc_pages, end_zc_bytes;
+} adapt_end;
+
 static void output(const struct opts *o, const char *format,
                    const zc_replay_stats *r, const zc_stats *z, double secs)
 {
@@ -467,12 +478,24 @@ static void output(const struct opts *o, const char *format,
                o->follow_kernel ? "true" : "false");
         out_json_string(stdout, o->model);
         printf(",\"zcache_spec\":");
-        if (o->zspec)
-            out_json_string(stdout, o->zspec);
-        else
-            printf("null");
+        out_json_string(stdout, o->zspec ? o->zspec : "off");
+        printf(",\"zcache_config\":");
+        out_json_string(stdout, zc_config_str);
         printf(",\"content\":");
         out_json_string(stdout, o->content);
+        printf(",\"memory_bytes\":%" PRIu64 ",\"share_percent\":",
+               o->memory ? o->adapt.memory_bytes : 0);
+        if (o->memory && !o->adaptive)
+            printf("%.1f", o->share);
+        else
+            printf("null");
+        printf(",\"adaptive\":%s", o->adaptive ? "true" : "false");
+        if (o->adaptive)
+            printf(",\"adapt\":{\"epochs\":%zu,\"moves\":%zu,"
+                   "\"mean_share_percent\":%.3f,\"end_page_cache_pages\":%" PRIu64
+                   ",\"end_zcache_bytes\":%" PRIu64 "}",
+                   adapt_end.epochs, adapt_end.moves, adapt_end.mean_share,
+                   adapt_end.end_pc_pages, adapt_end.end_zc_bytes);
         out_replay_json(stdout, r);
         printf(",\"elapsed_s\":%.6f,\"accesses_per_s\":%.0f", secs,
                secs > 0 ? (double)r->accesses / secs : 0.0);
@@ -482,7 +505,9 @@ static void output(const struct opts *o, const char *format,
     }
     if (strcmp(o->output, "csv") == 0) {
         printf("trace,format,page_size,page_cache_pages,page_cache_model,"
-               "zcache_spec,content");
+               "zcache_spec,zcache_config,content,memory_bytes,share_percent,"
+               "adaptive,adapt_epochs,adapt_moves,adapt_mean_share_percent,"
+               "adapt_end_page_cache_pages,adapt_end_zcache_bytes");
         out_replay_csv_header(stdout);
         printf(",elapsed_s");
         out_zcache_csv_header(stdout);
@@ -492,7 +517,18 @@ static void output(const struct opts *o, const char *format,
                o->follow_kernel ? "kernel" : pages_str(o->pc_pages), o->model);
         out_csv_string(stdout, o->zspec ? o->zspec : "off");
         putchar(',');
+        out_csv_string(stdout, zc_config_str);
+        putchar(',');
         out_csv_string(stdout, o->content);
+        printf(",%" PRIu64 ",", o->memory ? o->adapt.memory_bytes : 0);
+        if (o->memory && !o->adaptive)
+            printf("%.1f", o->share);
+        if (o->adaptive)
+            printf(",true,%zu,%zu,%.3f,%" PRIu64 ",%" PRIu64, adapt_end.epochs,
+                   adapt_end.moves, adapt_end.mean_share,
+                   adapt_end.end_pc_pages, adapt_end.end_zc_bytes);
+        else
+            printf(",false,,,,,");
         out_replay_csv(stdout, r);
         printf(",%.6f", secs);
         out_zcache_csv(stdout, z);
@@ -507,6 +543,15 @@ static void output(const struct opts *o, const char *format,
         printf("page cache:  the kernel's recorded resident count, pages of "
                "%zu bytes (%s)\n",
                o->page_size, o->model);
+    else if (o->adaptive)
+        printf("memory:      %s split by the adaptive controller between "
+               "the page cache\n             (%s, pages of %zu bytes) and "
+               "the zcache; the end's split below\n",
+               o->memory, o->model, o->page_size);
+    else if (o->memory)
+        printf("memory:      %s: page cache %" PRIu64 " pages of %zu bytes "
+               "(%s), zcache %.1f%%\n",
+               o->memory, o->pc_pages, o->page_size, o->model, o->share);
     else
         printf("page cache:  %" PRIu64 " pages of %zu bytes (%s)\n",
                o->pc_pages, o->page_size, o->model);
@@ -610,6 +655,7 @@ static zc_cache *open_zcache(const struct opts *o, int *status)
      * are made with) and then given its share. */
     if (o->memory)
         cfg.capacity_bytes = o->zc_bytes;
+    zc_config_format(&cfg, zc_config_str, sizeof(zc_config_str));
     rc = zc_cache_create(&cfg, &zc);
     if (rc) {
         if (rc == -ZC_EINVAL && cfg.capacity_bytes > ZC_CAPACITY_MAX)
@@ -914,12 +960,18 @@ static int split_outputs(const struct opts *o, const zc_replay *r,
     {
         uint64_t pc = n ? e[n - 1].next_pc_pages : o->pc_pages;
         uint64_t zb = n ? e[n - 1].next_zc_bytes : 0;
+        adapt_end.epochs = n;
+        adapt_end.moves = moves;
+        adapt_end.mean_share = n ? share_sum / (double)n : 0.0;
+        adapt_end.end_pc_pages = pc;
+        adapt_end.end_zc_bytes = zb;
         snprintf(adapt_summary, sizeof(adapt_summary),
-                 "\nadaptive split of %s: %zu epochs, %zu moves; the zcache's "
+                 "\nadaptive split of %s: %zu epochs, %zu move%s; the zcache's "
                  "share averaged %.1f%%,\n  ended at %" PRIu64
                  " page-cache pages + %" PRIu64 " zcache bytes; %" PRIu64
                  " evictions not put (%" PRIu64 " probed)\n",
-                 o->memory, n, moves, n ? share_sum / (double)n : 0.0, pc, zb,
+                 o->memory, n, moves, moves == 1 ? "" : "s",
+                 n ? share_sum / (double)n : 0.0, pc, zb,
                  rs->zc_skipped, rs->zc_probes);
     }
     return 0;

@@ -62,6 +62,7 @@ struct job {
     zc_replay_stats st; /* results */
     zc_stats zs;
     bool have_zs;
+    char config[512]; /* the zcache's resolved configuration */
     zc_cache *zc; /* while its group runs (lockstep) */
     char compressor[32];
     zc_player *player;
@@ -523,6 +524,7 @@ static int open_cache(struct job *j, zc_cache **zc)
         return j->rc = rc == -ZC_ENOMEM ? 1 : 2;
     }
     snprintf(j->compressor, sizeof(j->compressor), "%s", cfg.compressor);
+    zc_config_format(&cfg, j->config, sizeof(j->config));
     return 0;
 }
 
@@ -782,6 +784,7 @@ static void adapt_one(struct job *j)
         j->rc = 2;
         return;
     }
+    zc_config_format(&cfg, j->config, sizeof(j->config));
     if ((rc = zc_cache_create(&cfg, &zc)) ||
         (rc = zc_content_open(o.content, o.page_size, &content, j->err,
                               sizeof(j->err))) ||
@@ -1075,11 +1078,11 @@ static struct cost cost_of(const struct job *j)
     if (o.put_ns) {
         /* --cpu-price: every compression and decompression at its fixed
          * price, so that a table does not depend on the machine's load */
-        c.compress = (double)(j->zs.stored_puts + j->zs.estimates) *
+        c.compress = (double)(j->zs.compressions -
+                              j->zs.compressions_rejected + j->zs.estimates) *
                      (double)o.put_ns / 1e6;
-        c.wasted = (double)(j->zs.puts - j->zs.stored_puts) *
-                   (double)o.put_ns / 1e6;
-        c.decompress = (double)j->zs.succ_gets * (double)o.get_ns / 1e6;
+        c.wasted = (double)j->zs.compressions_rejected * (double)o.put_ns / 1e6;
+        c.decompress = (double)j->zs.decompressions * (double)o.get_ns / 1e6;
     } else {
         c.compress =
             (double)(j->zs.compress_ns + j->zs.compress_ns_estimates) / 1e6;
@@ -1133,7 +1136,8 @@ static const char *model_name(void)
 static void csv(FILE *f, const zc_mrc *mrc)
 {
     fprintf(f, "trace,format,content,page_cache_pages,page_cache_model,"
-               "zcache_spec,capacity_bytes,share_percent");
+               "zcache_spec,capacity_bytes,share_percent,adaptive,"
+               "zcache_config");
     out_replay_csv_header(f);
     fprintf(f, ",mrc_pc_hits");
     out_zcache_csv_header(f);
@@ -1147,12 +1151,17 @@ static void csv(FILE *f, const zc_mrc *mrc)
         out_csv_string(f, content_name());
         fputc(',', f);
         if (j->adaptive)
-            fprintf(f, "%" PRIu64 ",%s,\"%s\",%" PRIu64 ",adaptive",
-                    j->pc_pages, model_name(), j->spec, j->cap_bytes);
-        else
+            fprintf(f, "%" PRIu64 ",%s,\"%s\",%" PRIu64 ",", j->pc_pages,
+                    model_name(), j->spec, j->cap_bytes);
+        else if (o.memory)
             fprintf(f, "%" PRIu64 ",%s,\"%s\",%" PRIu64 ",%.1f", j->pc_pages,
                     model_name(), j->spec[0] ? j->spec : "off", j->cap_bytes,
                     j->share);
+        else
+            fprintf(f, "%" PRIu64 ",%s,\"%s\",%" PRIu64 ",", j->pc_pages,
+                    model_name(), j->spec[0] ? j->spec : "off", j->cap_bytes);
+        fprintf(f, ",%s,", j->adaptive ? "true" : "false");
+        out_csv_string(f, j->have_zs ? j->config : "off");
         out_replay_csv(f, &j->st);
         fprintf(f, ",%" PRIu64, mrc ? zc_mrc_hits(mrc, j->pc_pages) : 0);
         out_zcache_csv(f, j->have_zs ? &j->zs : NULL);
@@ -1192,8 +1201,12 @@ static void json(const zc_mrc *mrc)
                j->spec[0] ? j->spec : "off", j->cap_bytes);
         if (j->adaptive)
             printf("null,\"adaptive\":true");
-        else
+        else if (o.memory)
             printf("%.1f,\"adaptive\":false", j->share);
+        else
+            printf("null,\"adaptive\":false");
+        printf(",\"zcache_config\":");
+        out_json_string(stdout, j->have_zs ? j->config : "off");
         out_replay_json(stdout, &j->st);
         printf(",\"mrc_pc_hits\":%" PRIu64,
                mrc ? zc_mrc_hits(mrc, j->pc_pages) : 0);

@@ -657,6 +657,10 @@ int zc_put_page_info(zc_cache *c, int pool, const zc_filekey *key,
         rc = ZC_PUT_REJECT_RACE;
         c->st.reject_race++;
         c->st.compress_ns_rejected += dt;
+        if (sc && !crc) { /* it was compressed */
+            c->st.compressions++;
+            c->st.compressions_rejected++;
+        }
         goto out;
     }
     oid = zc__object_find(&c->idx, pool, key, (uint32_t)(index >> 32));
@@ -678,9 +682,11 @@ int zc_put_page_info(zc_cache *c, int pool, const zc_filekey *key,
     if (!same) {
         size_t b = clen * 16 / ps;
         c->st.compr_size_hist[b < ZC_HIST_BUCKETS ? b : ZC_HIST_BUCKETS - 1]++;
+        c->st.compressions++;
         if (clen > c->accept_bytes) {
             if (!c->cfg.store_raw) {
                 c->st.reject_compress_poor++;
+                c->st.compressions_rejected++;
                 c->st.compress_ns_rejected += dt;
                 rc = ZC_PUT_REJECT_POOR;
                 goto out;
@@ -779,12 +785,14 @@ int zc_put_page_info(zc_cache *c, int pool, const zc_filekey *key,
         }
         if (rc == -ZC_ENOSPC && full) {
             c->st.reject_full++;
+            c->st.compressions_rejected += !same;
             c->st.compress_ns_rejected += dt;
             rc = ZC_PUT_REJECT_FULL;
             goto out;
         }
         if (rc == -ZC_ENOSPC) {
             c->st.reject_nospace++;
+            c->st.compressions_rejected += !same;
             c->st.compress_ns_rejected += dt;
             rc = ZC_PUT_REJECT_NOSPACE;
             goto out;
@@ -938,6 +946,7 @@ int zc_get_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
         }
     }
     c->st.decompress_ns += zc__now_ns() - t0;
+    c->st.decompressions += h != ZC__HANDLE_SAME;
     if (c->cfg.exclusive_gets && !p->shared)
         drop(c, oid, eid, DROP_EXCLUSIVE);
     else if (h != ZC__HANDLE_SAME) {

@@ -267,6 +267,20 @@ static int check_locked(const zc_cache *c)
     if (s->stored_pages != s->stored_puts - s->invalidates - s->evictions -
                                s->replaced - s->exclusive_drops)
         return -ZC_ECORRUPT;
+    /* every compression is one of the size histogram's, or a put that lost
+     * its pool meanwhile; a rejected one is counted among the rejections */
+    {
+        uint64_t hist = 0;
+        for (int b = 0; b < ZC_HIST_BUCKETS; b++)
+            hist += s->compr_size_hist[b];
+        if (s->compressions_rejected > s->compressions ||
+            s->compressions < hist || s->compressions > hist + s->reject_race ||
+            s->compressions_rejected >
+                s->reject_compress_poor + s->reject_full + s->reject_nospace +
+                    s->reject_race ||
+            s->decompressions > s->succ_gets)
+            return -ZC_ECORRUPT;
+    }
     policy_count = c->pops->count(c->pstate);
     if (policy_count != t.pages - t.same)
         return -ZC_ECORRUPT;
