@@ -365,5 +365,25 @@ expect 2 "put=hdd: want a time" "$replay" --memory 4M --adapt put=hdd "$trace"
 expect 2 "above 0" "$sweep" --memory 4M --adaptive --cpu-price put=6us,get=0 "$trace"
 expect 2 "--page-cache 1:100:1: more than 64 values" "$sweep" --page-cache 1:100:1 "$trace"
 
+# No output over an input: a trace, the pack, through a link too; refused
+# before any work, and the input stays whole.
+mkdir -p "$tmp/in"
+cp "$traces/build-c.zca" "$traces/build-c.zcp" "$traces/build-c.kernel.zct" "$tmp/in/"
+cp "$traces/build-c.zca" "$tmp/in/t.csv"
+ln -sf "$tmp/in/build-c.zcp" "$tmp/in/link"
+sum0=$(cat "$tmp/in/"* | cksum)
+fid=$(dirname "$sweep")/zcache-fidelity
+expect 2 "save-ops .*build-c.zcp: that is an input of this run" "$replay" \
+  --page-cache 100 --zcache capacity=1M --save-ops "$tmp/in/build-c.zcp" "$tmp/in/build-c.zca"
+expect 2 "split-csv .*link: that is .*build-c.zcp, an input" "$replay" \
+  --memory 4M --adaptive --split-csv "$tmp/in/link" "$tmp/in/build-c.zca"
+expect 2 "plot .*/t: it would write .*t.csv, an input" "$sweep" \
+  --page-cache 100 --capacity 1M --plot "$tmp/in/t" "$tmp/in/t.csv"
+expect 2 "plot .*/t: it would write .*t.csv, an input" "$replay" \
+  --memory 4M --adaptive --plot "$tmp/in/t" "$tmp/in/t.csv"
+expect 2 "o .*build-c.zcp: that is an input" "$fid" --no-curve \
+  -o "$tmp/in/build-c.zcp" "$tmp/in/build-c"
+[ "$(cat "$tmp/in/"* | cksum)" = "$sum0" ] || bad "an output overwrote an input"
+
 [ "$fail" = 0 ] && echo "tools_errors: ok"
 exit "$fail"

@@ -110,3 +110,17 @@ void out_csv_string(FILE *f, const char *s)
     }
     fputc('"', f);
 }
+
+const char *outfile_input_clash(const char *out, const char *const *inputs,
+                                size_t n)
+{
+    struct stat so, si;
+
+    if (!out || stat(out, &so))
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (inputs[i] && !stat(inputs[i], &si) && si.st_dev == so.st_dev &&
+            si.st_ino == so.st_ino)
+            return inputs[i];
+    return NULL;
+}

@@ -55,6 +55,13 @@ void outfile_discard(outfile *of);
  *  "PROG: cannot write standard output: WHY" on stderr. */
 int outfile_stdout_close(const char *prog);
 
+/** If out names one of the n inputs (the same file: device and inode),
+ *  that input's name; else NULL (also when out does not exist yet).  A
+ *  tool refuses such an output before any work: writing it would destroy
+ *  what the run reads. */
+const char *outfile_input_clash(const char *out, const char *const *inputs,
+                                size_t n);
+
 /** s as a JSON string on f: quoted, '"' and the backslash escaped,
  *  control characters as u00XX escapes. */
 void out_json_string(FILE *f, const char *s);

@@ -5,12 +5,16 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "trace_content.h"
+
+#include "cli.h"
+#include "outfile.h"
 
 int trace_content_default(const zc_trace *t, const char *trace_path, char *spec,
                           size_t len)
@@ -29,6 +33,51 @@ int trace_content_default(const zc_trace *t, const char *trace_path, char *spec,
         n = snprintf(spec, len, "pack:%.*s/%s", (int)(slash - trace_path),
                      trace_path, pack);
     return n < 0 || (size_t)n >= len ? -1 : 1;
+}
+
+const char *trace_content_file(const char *spec)
+{
+    static const char *const kinds[] = {"pack:", "image:", "corpus:"};
+
+    for (size_t i = 0; spec && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+        if (!strncmp(spec, kinds[i], strlen(kinds[i])))
+            return spec + strlen(kinds[i]);
+    return NULL;
+}
+
+void trace_refuse_clash(const char *opt, const char *out,
+                        const char *const *suffixes, size_t n,
+                        const char *const *traces, size_t ntraces,
+                        const char *content_spec)
+{
+    const char **in = calloc(ntraces + 1, sizeof(*in));
+    char path[4096];
+
+    if (!in || !out)
+        goto done;
+    for (size_t i = 0; i < ntraces; i++)
+        in[i] = traces[i];
+    in[ntraces] = trace_content_file(content_spec);
+    for (size_t k = 0; k < (n ? n : 1); k++) {
+        const char *clash;
+        snprintf(path, sizeof(path), "%s%s", out, n ? suffixes[k] : "");
+        if ((clash = outfile_input_clash(path, in, ntraces + 1))) {
+            char msg[8400];
+            bool same = !strcmp(clash, path); /* else a link to it */
+            if (!strcmp(path, out))
+                snprintf(msg, sizeof(msg),
+                         "%s %s: that is %s%san input of this run", opt, out,
+                         same ? "" : clash, same ? "" : ", ");
+            else
+                snprintf(msg, sizeof(msg),
+                         "%s %s: it would write %s, an input of this run%s%s",
+                         opt, out, path, same ? "" : ": ", same ? "" : clash);
+            free(in);
+            die(2, "%s", msg);
+        }
+    }
+done:
+    free(in);
 }
 
 int trace_content_check_each(const char *const *paths, size_t n,

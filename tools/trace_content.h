@@ -27,6 +27,18 @@
 int trace_content_default(const zc_trace *t, const char *trace_path, char *spec,
                           size_t len);
 
+/** The file a content spec reads ("pack:F", "image:F", "corpus:F"): F,
+ *  or NULL for a synthetic source. */
+const char *trace_content_file(const char *spec);
+
+/** Refuse (exit 2, naming opt) an output that is one of the run's inputs:
+ *  its traces, or the file its content spec reads.  out may be a prefix:
+ *  then each of the n suffixes is checked (out + suffix). */
+void trace_refuse_clash(const char *opt, const char *out,
+                        const char *const *suffixes, size_t n,
+                        const char *const *traces, size_t ntraces,
+                        const char *content_spec);
+
 /** zc_content_check_trace() for each of the n traces of a run alone (a
  *  run's later traces are opened only when their turn comes, so checking
  *  the run as one would see the first one's header only): 0, or -1 with

@@ -647,6 +647,15 @@ static void open_access(void)
     /* never another recording's pack */
     if (zc_content_check_trace(as.src, as.t, err, sizeof(err)))
         die(2, "%s: %s", zca_path, err);
+    {
+        /* no output over an input: the streams, the content's file */
+        static const char *const plot_files[] = {".dat", ".gp", ".png",
+                                                 ".svg"};
+        const char *in[2] = {zca_path, kernel_path};
+        if (o.out_path && strcmp(o.out_path, "-"))
+            trace_refuse_clash("-o", o.out_path, NULL, 0, in, 2, as.spec);
+        trace_refuse_clash("--plot", o.plot, plot_files, 4, in, 2, as.spec);
+    }
 }
 
 /* Count a sample of req's file system when its value is new. */
@@ -681,7 +690,6 @@ static void load_access(void)
     bool checked = false;
     int rc;
 
-    open_access();
     while ((rc = zc_trace_next(as.t, &req)) == 1) {
         struct access *x;
         uint64_t pages;
@@ -1412,6 +1420,7 @@ int main(int argc, char **argv)
     if (o.progress < 0)
         o.progress = isatty(STDERR_FILENO);
     recording_paths();
+    open_access(); /* its header: what the run reads, before any output */
     open_output();
     load_access();
     if (o.ncaps && o.memo_bytes && zc_memo_create((size_t)o.memo_bytes, &memo))

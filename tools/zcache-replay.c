@@ -1060,6 +1060,17 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
     }
     /* never another recording's pack, nor a pack path out of the trace's
      * directory */
+    {
+        /* no output over an input: the traces, the content's file */
+        static const char *const plot_files[] = {".csv", ".gp", ".png",
+                                                 ".svg"};
+        trace_refuse_clash("--save-ops", o->save_ops, NULL, 0, o->traces,
+                           o->ntraces, o->content);
+        trace_refuse_clash("--split-csv", o->split_csv, NULL, 0, o->traces,
+                           o->ntraces, o->content);
+        trace_refuse_clash("--plot", o->plot, plot_files, 4, o->traces,
+                           o->ntraces, o->content);
+    }
     rc = trace_content_check_each(o->traces, o->ntraces, &topt, content, err,
                                   sizeof(err));
     if (rc) {

@@ -1606,6 +1606,14 @@ int main(int argc, char **argv)
         if (zc_content_open(o.content, o.page_size, &c, err, sizeof(err)))
             die(2, o.content_set ? "--content: %s" : "%s", err);
         zc_trace_close(t);
+        if (o.plot) {
+            /* no output over an input: the traces, the content's file */
+            static const char *const files[] = {
+                ".csv", ".dat", ".gp", ".png", ".svg", "-adaptive.csv",
+                "-adaptive.gp", "-adaptive.png", "-adaptive.svg"};
+            trace_refuse_clash("--plot", o.plot, files, 9, o.traces,
+                               o.ntraces, o.content);
+        }
         rc = trace_content_check_each(o.traces, o.ntraces, &to, c, msg,
                                       sizeof(msg));
         zc_content_close(c);
