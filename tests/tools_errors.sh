@@ -253,7 +253,7 @@ grep -q "set title '$t, page cache 500: hits against zcache size'" \
   "$tmp/rates.gp" || bad "rates plot title: $(grep title "$tmp/rates.gp" | head -1)"
 [ "$(grep -m1 '^plot' "$tmp/rates.gp" | grep -o 'lc [0-9]' | sort -u | wc -l)" = 3 ] ||
   bad "rates plot: three rates, not three colours: $(grep -m1 '^plot' "$tmp/rates.gp")"
-grep -q "set title '$t: adaptive split of 4M of memory'" "$tmp/sp-adaptive.gp" ||
+grep -q "set title '$t: adaptive split of memory 4M'" "$tmp/sp-adaptive.gp" ||
   bad "adaptive plot title: $(grep title "$tmp/sp-adaptive.gp" | head -1)"
 ops=$(dirname "$trace")/build-c.kernel.zct
 "$sweep" --capacity 0,1M --plot "$tmp/ops" "$ops" >/dev/null 2>&1 || bad "ops plot run"
@@ -384,6 +384,38 @@ expect 2 "plot .*/t: it would write .*t.csv, an input" "$replay" \
 expect 2 "o .*build-c.zcp: that is an input" "$fid" --no-curve \
   -o "$tmp/in/build-c.zcp" "$tmp/in/build-c"
 [ "$(cat "$tmp/in/"* | cksum)" = "$sum0" ] || bad "an output overwrote an input"
+
+# Numbers are read whole: --share, times, lists.
+for v in abc 12abc 0x10 nan 101; do
+  expect 2 "share $v: want a percentage" "$sweep" --memory 8M --share "$v" "$trace"
+done
+expect 2 "share: an empty list" "$sweep" --memory 8M --share , "$trace"
+expect 2 "capacity: an empty list" "$sweep" --page-cache 100 --capacity "" "$trace"
+for v in 1e11s 1e400s infs nanns 18446744073709551616ns; do
+  expect 2 "disk-latency $v: want a time up to 10000s" "$sweep" --page-cache 100 \
+    --capacity 0 --disk-latency "$v" "$trace"
+  expect 2 "disk=$v: want a time up to 10000s" "$replay" --memory 4M --adaptive \
+    --disk-latency "$v" "$trace"
+done
+# A --plot prefix too long for the tools' paths, and outputs in a
+# directory that is not there: refused before any work.
+long=$tmp/$(printf 'x%.0s' $(seq 1 1000))
+expect 2 "plot: a prefix longer than 960 bytes" "$sweep" --page-cache 100 \
+  --capacity 0,256K --plot "$long" "$trace"
+expect 2 "split-csv /nonexistent/x.csv: /nonexistent: no such directory" \
+  "$replay" --memory 4M --adaptive --split-csv /nonexistent/x.csv "$trace"
+expect 2 "o: want a file name" "$fid" -o "" "$traces/build-c"
+# Every usage error is one line.
+for cmd in "$replay --bogus x" "$fid --size-mode foo $traces/build-c" \
+  "$sweep --bogus x"; do
+  # shellcheck disable=SC2086
+  $cmd >/dev/null 2>"$tmp/err"
+  [ "$(wc -l <"$tmp/err")" = 1 ] || bad "$cmd: $(wc -l <"$tmp/err") lines: $(cat "$tmp/err")"
+done
+# Ranges (their values are written out; under AddressSanitizer a leak
+# would fail the run).
+"$sweep" --page-cache 100:300:100 --capacity 0:1M:512K --mrc 100:300:100 \
+  "$trace" >/dev/null || bad "sweep with ranges"
 
 [ "$fail" = 0 ] && echo "tools_errors: ok"
 exit "$fail"

@@ -46,7 +46,6 @@ void die_usage(const char *fmt, ...)
     va_start(ap, fmt);
     say(fmt, ap);
     va_end(ap);
-    fprintf(stderr, "Try '%s --help'.\n", prog);
     if (cleanup)
         cleanup();
     exit(2);
@@ -54,7 +53,6 @@ void die_usage(const char *fmt, ...)
 
 void die_too_many_pages(const char *opt, const char *value)
 {
-    die(2, "%s %s: more than the %u pages a replay models (8 TiB of 4 KiB "
-           "pages)",
-        opt, value, ZC_REPLAY_PAGES_MAX);
+    die(2, "%s %s: more than the %u pages a replay models", opt, value,
+        ZC_REPLAY_PAGES_MAX);
 }

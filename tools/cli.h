@@ -19,7 +19,7 @@ void cli_init(const char *prog, void (*cleanup)(void));
 _Noreturn void die(int status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/** "PROG: message" and "Try 'PROG --help'." on stderr, exit(2): an
+/** "PROG: message" on stderr (one line, as every error), exit(2): an
  *  argument the tool cannot take. */
 _Noreturn void die_usage(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));

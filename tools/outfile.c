@@ -124,3 +124,21 @@ const char *outfile_input_clash(const char *out, const char *const *inputs,
             return inputs[i];
     return NULL;
 }
+
+const char *outfile_dir_error(const char *path)
+{
+    static char msg[4200];
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    struct stat st;
+
+    if (!slash || slash == path || (size_t)(slash - path) >= sizeof(dir))
+        return NULL;
+    memcpy(dir, path, (size_t)(slash - path));
+    dir[slash - path] = '\0';
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(msg, sizeof(msg), "%s: no such directory", dir);
+        return msg;
+    }
+    return NULL;
+}

@@ -55,6 +55,11 @@ void outfile_discard(outfile *of);
  *  "PROG: cannot write standard output: WHY" on stderr. */
 int outfile_stdout_close(const char *prog);
 
+/** What is wrong with path as an output to make later, or NULL: a
+ *  directory part that is not a directory (told before the work, not
+ *  after it). */
+const char *outfile_dir_error(const char *path);
+
 /** If out names one of the n inputs (the same file: device and inode),
  *  that input's name; else NULL (also when out does not exist yet).  A
  *  tool refuses such an output before any work: writing it would destroy

@@ -9,6 +9,8 @@
 
 #include "plot.h"
 
+#include "outfile.h"
+
 /* pngcairo: dash types and anti-aliasing that libgd's png lacks */
 static const char *const terminals[PLOT_TERMINALS] = {"pngcairo", "svg"};
 static const char *const extensions[PLOT_TERMINALS] = {"png", "svg"};
@@ -22,7 +24,8 @@ void plot_header(FILE *f, const char *prog, const char *prefix,
 
 void plot_terminal(FILE *f, const char *prefix, int i)
 {
-    fprintf(f, "set terminal %s size 900,500\nset output '%s.%s'\n",
+    /* noenhanced: a trace's name is text, not markup (_ ^ @ & { } ~) */
+    fprintf(f, "set terminal %s noenhanced size 900,500\nset output '%s.%s'\n",
             terminals[i], prefix, extensions[i]);
 }
 
@@ -38,27 +41,17 @@ void plot_text(char *out, size_t n, const char *s)
 
 const char *plot_prefix_error(const char *prefix)
 {
-    static char msg[4200];
-    const char *slash = strrchr(prefix, '/');
-    char dir[4096];
-    struct stat st;
-
     if (!*prefix)
         return "want a file name prefix";
+    /* room for the longest name made from it (PREFIX-adaptive-NN.csv) in
+     * the tools' 1024-byte paths */
+    if (strlen(prefix) > PLOT_PREFIX_MAX)
+        return "a prefix longer than " PLOT_STR(PLOT_PREFIX_MAX) " bytes";
     if (strpbrk(prefix, "'\n\r"))
         return "want a file name prefix without ' or line breaks (gnuplot "
                "reads it in quotes)";
     /* its directory, checked before any work */
-    if (slash && (size_t)(slash - prefix) < sizeof(dir)) {
-        memcpy(dir, prefix, (size_t)(slash - prefix));
-        dir[slash - prefix] = '\0';
-        if (slash != prefix &&
-            (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
-            snprintf(msg, sizeof(msg), "%s: no such directory", dir);
-            return msg;
-        }
-    }
-    return NULL;
+    return outfile_dir_error(prefix);
 }
 
 void plot_run(const char *prog, const char *prefix)

@@ -31,7 +31,13 @@ void plot_terminal(FILE *f, const char *prefix, int i);
  *  name can end the string and be read as a command). */
 void plot_text(char *out, size_t n, const char *s);
 
-/** What is wrong with PREFIX as a --plot prefix, or NULL: empty, or with
+/** The longest --plot prefix (the tools' paths are 1024 bytes). */
+#define PLOT_PREFIX_MAX 960
+#define PLOT_STR_(x) #x
+#define PLOT_STR(x) PLOT_STR_(x)
+
+/** What is wrong with PREFIX as a --plot prefix, or NULL: empty, too long,
+ *  or with
  *  a ' or a line break, which would end the script's quoted file names
  *  (and its run by the shell) and be read as commands, or in a directory
  *  that does not exist (told before the work, not after it). */

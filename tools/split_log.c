@@ -46,7 +46,7 @@ int split_log_plot(const char *prog, const char *prefix, const char *trace,
     char csv[1024], gp[1024];
     outfile oc = {0}, og = {0};
     const char *bad = csv;
-    char name[256], mem[64];
+    char name[256], mem[512];
     FILE *f;
 
     plot_text(name, sizeof(name), trace);
@@ -73,7 +73,7 @@ int split_log_plot(const char *prog, const char *prefix, const char *trace,
     for (int t = 0; t < PLOT_TERMINALS; t++) {
         plot_terminal(f, prefix, t);
         fprintf(f,
-                "set title '%s: adaptive split of %s of memory'\n"
+                "set title '%s: adaptive split of memory %s'\n"
                 "plot '%s' every ::1 using 1:4 with steps lw 2 "
                 "title 'zcache share', '' every ::1 using 1:14 axes x1y2 "
                 "with lines title 'disk reads'\n",

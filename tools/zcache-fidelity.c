@@ -425,8 +425,13 @@ static void parse_option(const char *a, const char *v)
         if (strcmp(v, "text") && strcmp(v, "json"))
             die_usage("--output %s: want text or json", v);
         o.output = v;
-    } else if (!strcmp(a, "-o"))
+    } else if (!strcmp(a, "-o")) {
+        if (!*v)
+            die_usage("%s", "-o: want a file name (or - for standard output)");
+        if (outfile_dir_error(v))
+            die_usage("-o %s: %s", v, outfile_dir_error(v));
         o.out_path = v;
+    }
     else if (!strcmp(a, "--plot")) {
         if (plot_prefix_error(v))
             die_usage("--plot: %s", plot_prefix_error(v));

@@ -326,6 +326,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
             if (zc_adapt_options_parse(&o->adapt, spec, err, sizeof(err)))
                 die_usage("--disk-latency: %s", err);
         } else if (strcmp(a, "--split-csv") == 0) {
+            if (outfile_dir_error(v))
+                die_usage("--split-csv %s: %s", v, outfile_dir_error(v));
             o->split_csv = v;
         } else if (strcmp(a, "--plot") == 0) {
             if (plot_prefix_error(v))

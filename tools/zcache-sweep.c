@@ -207,7 +207,7 @@ static uint64_t latency(const char *s)
 
     if (snprintf(spec, sizeof(spec), "disk=%s", s) >= (int)sizeof(spec) ||
         zc_adapt_options_parse(&p, spec, err, sizeof(err)))
-        die(2, "--disk-latency %s: want e.g. 100us, 8ms, hdd, ssd, nvme", s);
+        die(2, "--disk-latency %s: want a time up to 10000s, e.g. 100us, 8ms, or hdd, ssd, nvme", s);
     return p.disk_ns;
 }
 
@@ -224,6 +224,9 @@ static void size_label(char *out, size_t n, uint64_t bytes)
 
 /* A comma list; an item FROM:TO:STEP of sizes is a range (suffixes
  * allowed, e.g. 0:32M:4M).  Items of --set lists are kept as they are. */
+static char range_vals[8 * MAX_LIST][24]; /* a range's values, written out */
+static size_t nrange_vals;
+
 static size_t split_list(char *list, char **out, bool ranges,
                          const char *what)
 {
@@ -250,9 +253,9 @@ static size_t split_list(char *list, char **out, bool ranges,
             for (uint64_t v = from; v <= to; v += step) {
                 if (n == MAX_LIST)
                     die(2, "%s %s: more than %d values", what, p, MAX_LIST);
-                out[n] = malloc(24);
-                if (!out[n])
-                    die(1, "%s", "out of memory");
+                if (nrange_vals == sizeof(range_vals) / sizeof(*range_vals))
+                    die(1, "%s", "too many range values");
+                out[n] = range_vals[nrange_vals++];
                 if (bytes && v % 1024 == 0)
                     size_label(out[n++], 24, v);
                 else if (bytes)
@@ -269,6 +272,8 @@ static size_t split_list(char *list, char **out, bool ranges,
             die(2, "%s: more than %d values", what, MAX_LIST);
         out[n++] = p;
     }
+    if (!n && ranges) /* (an empty --set list is said by check_sets) */
+        die(2, "%s: an empty list", what);
     return n;
 }
 
@@ -984,13 +989,25 @@ static const char *cap_of(const char *s)
     return size_arg(s, false, "--capacity") ? s : NULL;
 }
 
+/* A --share value: a percentage, 0 to 100 (checked). */
+static double share_of(const char *v)
+{
+    char *end;
+    double s;
+
+    errno = 0;
+    s = strtod(v, &end);
+    if (end == v || *end || errno || !(s >= 0 && s <= 100) ||
+        strpbrk(v, "xXnN"))
+        die(2, "--share %s: want a percentage, 0 to 100", v);
+    return s;
+}
+
 /* The zcache's capacity at a --share of memory m (checked). */
 static uint64_t share_cap(uint64_t m, const char *share)
 {
-    double s = atof(share);
+    double s = share_of(share);
 
-    if (s < 0 || s > 100)
-        die(2, "--share %s: want a percentage", share);
     return (uint64_t)((double)m * s / 100.0) / o.page_size * o.page_size;
 }
 
@@ -1331,13 +1348,22 @@ static void table(void)
 }
 
 /* PREFIX.csv, PREFIX.dat and PREFIX.gp, then gnuplot if it is there. */
+/* A row's --set combination: its label after the capacity ("" if none). */
+static const char *combo_of(const struct job *j)
+{
+    const char *sp = strchr(j->label, ' ');
+
+    return sp ? sp + 1 : "";
+}
+
 static void plot(const zc_mrc *mrc)
 {
     char path[3][1024], msg[1300], name[256], mem[64];
     outfile out[3] = {{0}};
     int bad = 0;
     FILE *f;
-    size_t ngroups = 0;
+    size_t ngroups = 0, ncombos = 0;
+    double lo = 100, hi = 0; /* the shares swept */
 
     snprintf(path[0], sizeof(path[0]), "%s.csv", o.plot);
     snprintf(path[1], sizeof(path[1]), "%s.dat", o.plot);
@@ -1351,21 +1377,45 @@ static void plot(const zc_mrc *mrc)
     if (!(f = outfile_open(&out[1], path[1])))
         goto fail;
     if (o.memory) {
-        /* block 0: the static shares; then one block per adaptive row (no
-         * share of its own): its disk reads as a level across 0..100 */
-        fprintf(f, "\"memory split\"\n");
+        /* One block per --set combination: its static shares (the share
+         * without a zcache, which all combinations share, first); then
+         * one block per adaptive row (no share of its own): its disk
+         * reads as a level across the shares swept. */
+        bool any_zc = false;
         for (size_t i = 0; i < njobs; i++)
-            if (jobs[i].share >= 0)
-                fprintf(f, "%.2f %" PRIu64 " %.3f %.3f %.3f\n", jobs[i].share,
-                        jobs[i].st.disk_reads,
-                        pc_rate(&jobs[i].st), zc_rate(&jobs[i].st),
-                        mem_rate(&jobs[i].st));
-        ngroups = 1;
+            any_zc |= jobs[i].share >= 0 && jobs[i].cap_bytes;
+        for (size_t i = 0; i < njobs; i++) {
+            bool seen = false;
+            if (jobs[i].share < 0 || (!jobs[i].cap_bytes && any_zc))
+                continue;
+            for (size_t k = 0; k < i; k++)
+                seen |= jobs[k].share >= 0 && jobs[k].cap_bytes &&
+                        !strcmp(combo_of(&jobs[k]), combo_of(&jobs[i]));
+            if (seen)
+                continue;
+            fprintf(f, "%s\"%s\"\n", ncombos++ ? "\n\n" : "",
+                    *combo_of(&jobs[i]) ? combo_of(&jobs[i]) : "memory split");
+            for (size_t k = 0; k < njobs; k++) {
+                const struct job *j = &jobs[k];
+                if (j->share < 0 ||
+                    (j->cap_bytes && strcmp(combo_of(j), combo_of(&jobs[i]))))
+                    continue;
+                if (j->share < lo)
+                    lo = j->share;
+                if (j->share > hi)
+                    hi = j->share;
+                fprintf(f, "%.2f %" PRIu64 " %.3f %.3f %.3f\n", j->share,
+                        j->st.disk_reads, pc_rate(&j->st), zc_rate(&j->st),
+                        mem_rate(&j->st));
+            }
+        }
+        ngroups = ncombos;
         for (size_t i = 0; i < njobs; i++)
             if (jobs[i].share < 0) {
-                fprintf(f, "\n\n\"adaptive\"\n");
-                for (int x = 0; x <= 100; x += 100)
-                    fprintf(f, "%d %" PRIu64 "\n", x, jobs[i].st.disk_reads);
+                fprintf(f, "\n\n\"adaptive%s%s\"\n",
+                        *combo_of(&jobs[i]) ? ", " : "", combo_of(&jobs[i]));
+                fprintf(f, "%.2f %" PRIu64 "\n%.2f %" PRIu64 "\n", lo,
+                        jobs[i].st.disk_reads, hi, jobs[i].st.disk_reads);
                 ngroups++;
             }
     } else {
@@ -1408,21 +1458,33 @@ static void plot(const zc_mrc *mrc)
             fprintf(f,
                     "set title '%s: memory split of %s, the zcache share'\n"
                     "set xlabel 'zcache share of memory (%%)'\n"
-                    "set ylabel 'disk reads'\nset y2label 'hit rate (%% of "
-                    "accesses)'\nset y2tics\n"
-                    "set xrange [0:100]\n"
-                    "plot '%s.dat' index 0 using 1:2 with linespoints title "
-                    "'disk reads', '' index 0 using 1:3 axes x1y2 with lines "
-                    "title 'page cache', '' index 0 using 1:4 axes x1y2 with "
-                    "lines title 'zcache', '' index 0 using 1:5 axes x1y2 with "
-                    "lines title 'in memory'",
-                    name, mem, o.plot);
-            if (ngroups > 1)
+                    "set ylabel 'disk reads'\n"
+                    "set xrange [%g:%g]\n",
+                    name, mem, lo, hi > lo ? hi : lo + 1);
+            if (ncombos == 1)
+                /* one configuration: its disk reads and hit rates */
                 fprintf(f,
-                        ", for [i=1:%zu] '' index i using 1:2 with lines lw 2 "
-                        "dashtype 2 lc rgb 'black' title 'disk reads, "
-                        "adaptive'",
-                        ngroups - 1);
+                        "set y2label 'hit rate (%% of accesses)'\nset y2tics\n"
+                        "plot '%s.dat' index 0 using 1:2 with linespoints "
+                        "lw 2 lc 1 title 'disk reads', '' index 0 using 1:3 "
+                        "axes x1y2 with lines lc 2 title 'page cache hits "
+                        "(right axis)', '' index 0 using 1:4 axes x1y2 with "
+                        "lines lc 3 title 'zcache hits (right axis)', '' "
+                        "index 0 using 1:5 axes x1y2 with lines lc 4 title "
+                        "'in memory (right axis)'",
+                        o.plot);
+            else
+                /* several: their disk reads, one colour each */
+                fprintf(f,
+                        "plot for [i=0:%zu] '%s.dat' index i using 1:2 with "
+                        "linespoints lw 2 lc i+1 title columnheader(1)",
+                        ncombos - 1, o.plot);
+            if (ngroups > ncombos)
+                fprintf(f,
+                        ", for [i=%zu:%zu] '' index i using 1:2 with lines "
+                        "lw 2 dashtype 2 lc i-%zu+1 title "
+                        "columnheader(1).' (disk reads)'",
+                        ncombos, ngroups - 1, ncombos);
             fputc('\n', f);
         } else {
             fprintf(f, "set xlabel 'zcache capacity (MiB)'\n"
@@ -1456,15 +1518,20 @@ static void plot(const zc_mrc *mrc)
                         o.plot);
                 continue;
             }
+            /* one colour per configuration, named once; the line's
+             * style says the rate (the key's last three entries) */
             fprintf(f,
                     "set title '%s: hits against zcache size'\n"
                     "plot for [i=0:%zu] '%s.dat' index i using 1:4 with "
-                    "linespoints lw 2 lc i+1 title columnheader(1).' (both "
-                    "tiers)', "
+                    "linespoints lw 2 lc i+1 title columnheader(1), "
                     "for [i=0:%zu] '' index i using 1:3 with lines dashtype 2 "
-                    "lc i+1 title columnheader(1).' (zcache)', "
+                    "lc i+1 notitle, "
                     "for [i=0:%zu] '' index i using 1:2 with lines dashtype 3 "
-                    "lc i+1 title columnheader(1).' (page cache)'\n",
+                    "lc i+1 notitle, "
+                    "NaN with lines lw 2 lc 'black' title 'solid: both tiers', "
+                    "NaN with lines dashtype 2 lc 'black' title 'dashed: "
+                    "zcache', NaN with lines dashtype 3 lc 'black' title "
+                    "'dotted: page cache'\n",
                     name, ngroups ? ngroups - 1 : 0, o.plot,
                     ngroups ? ngroups - 1 : 0, ngroups ? ngroups - 1 : 0);
         }
@@ -1490,8 +1557,11 @@ static void output(const zc_mrc *mrc)
                  njobs - nstatic > 1 ? i - nstatic + 1 : 0);
         if (njobs - nstatic == 1)
             snprintf(prefix, sizeof(prefix), "%s-adaptive", o.plot);
-        if (split_log_plot(NAME, prefix, o.traces[0], o.memory,
-                           jobs[i].epochs, jobs[i].nepochs, o.page_size))
+        char what[512]; /* the memory, and the row's --set combination */
+        snprintf(what, sizeof(what), "%s%s%s", o.memory,
+                 *combo_of(&jobs[i]) ? ", " : "", combo_of(&jobs[i]));
+        if (split_log_plot(NAME, prefix, o.traces[0], what, jobs[i].epochs,
+                           jobs[i].nepochs, o.page_size))
             exit(1);
     }
     if (o.plot && nstatic)
@@ -1640,7 +1710,7 @@ int main(int argc, char **argv)
             uint64_t pc = (m - cap) / o.page_size;
             char capstr[32]; /* add_job() copies it */
             snprintf(capstr, sizeof(capstr), "%" PRIu64, cap);
-            add_jobs(pc, NULL, cap ? capstr : NULL, atof(shares[i]));
+            add_jobs(pc, NULL, cap ? capstr : NULL, share_of(shares[i]));
         }
     }
     if (o.share_list || o.adaptive) {

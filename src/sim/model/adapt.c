@@ -670,7 +670,12 @@ static int parse_time(const char *v, bool disk, uint64_t *ns)
         return -1;
     for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
         if (!strcmp(end, units[i].unit)) {
-            *ns = (uint64_t)(x * units[i].mult);
+            double t = x * units[i].mult;
+            /* at most 10,000 s: no device or CPU price comes near it, and
+             * the costs it multiplies stay exact in 64 bits */
+            if (!(t <= 1e13))
+                return -1;
+            *ns = (uint64_t)t;
             return 0;
         }
     return -1;
@@ -699,11 +704,11 @@ static const struct {
 } akeys[] = {
     {"memory", "M, the memory split (the tools' --memory)", "bytes, e.g. 64M"},
     {"disk", "a disk read's cost (default ssd)",
-     "a time, e.g. 100us, 8ms, or hdd, ssd, nvme"},
+     "a time up to 10000s, e.g. 100us, 8ms, or hdd, ssd, nvme"},
     {"put", "a compression's cost (default: measured as it runs)",
-     "a time with ns, us, ms or s, e.g. 6us"},
+     "a time with ns, us, ms or s up to 10000s, e.g. 6us"},
     {"get", "a decompression's cost (default: measured)",
-     "a time with ns, us, ms or s, e.g. 2us"},
+     "a time with ns, us, ms or s up to 10000s, e.g. 2us"},
     {"steps", "candidate shares 0, 100/steps, ..., 100% (default 20)",
      "1 to 100"},
     {"epoch", "accesses between decisions (default max(64, pages of M / 8))",
