@@ -68,7 +68,9 @@ const char *outfile_input_clash(const char *out, const char *const *inputs,
                                 size_t n);
 
 /** s as a JSON string on f: quoted, '"' and the backslash escaped,
- *  control characters as u00XX escapes. */
+ *  control characters as u00XX escapes, a byte that is not part of valid
+ *  UTF-8 (a file name may hold any) as U+FFFD, so that the output is
+ *  always valid JSON. */
 void out_json_string(FILE *f, const char *s);
 
 /** s as a CSV field on f: quoted, '"' doubled. */

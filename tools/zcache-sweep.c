@@ -1129,12 +1129,18 @@ static const char *trace_format = "";
 
 static const char *traces_joined(void)
 {
-    static char all[8192];
-    size_t at = 0;
+    static char *all;
 
-    for (size_t i = 0; i < o.ntraces; i++)
-        at += (size_t)snprintf(all + at, at < sizeof(all) ? sizeof(all) - at : 0,
-                               "%s%s", i ? " " : "", o.traces[i]);
+    if (!all) {
+        size_t len = 1, at = 0;
+        for (size_t i = 0; i < o.ntraces; i++)
+            len += strlen(o.traces[i]) + 1;
+        if (!(all = malloc(len)))
+            die(1, "%s", "out of memory");
+        for (size_t i = 0; i < o.ntraces; i++)
+            at += (size_t)sprintf(all + at, "%s%s", i ? " " : "", o.traces[i]);
+        all[at] = '\0';
+    }
     return all;
 }
 
@@ -1167,16 +1173,11 @@ static void csv(FILE *f, const zc_mrc *mrc)
         fprintf(f, ",%s,", trace_format);
         out_csv_string(f, content_name());
         fputc(',', f);
-        if (j->adaptive)
-            fprintf(f, "%" PRIu64 ",%s,\"%s\",%" PRIu64 ",", j->pc_pages,
-                    model_name(), j->spec, j->cap_bytes);
-        else if (o.memory)
-            fprintf(f, "%" PRIu64 ",%s,\"%s\",%" PRIu64 ",%.1f", j->pc_pages,
-                    model_name(), j->spec[0] ? j->spec : "off", j->cap_bytes,
-                    j->share);
-        else
-            fprintf(f, "%" PRIu64 ",%s,\"%s\",%" PRIu64 ",", j->pc_pages,
-                    model_name(), j->spec[0] ? j->spec : "off", j->cap_bytes);
+        fprintf(f, "%" PRIu64 ",%s,", j->pc_pages, model_name());
+        out_csv_string(f, j->spec[0] ? j->spec : "off");
+        fprintf(f, ",%" PRIu64 ",", j->cap_bytes);
+        if (!j->adaptive && o.memory)
+            fprintf(f, "%g", j->share);
         fprintf(f, ",%s,", j->adaptive ? "true" : "false");
         out_csv_string(f, j->have_zs ? j->config : "off");
         out_replay_csv(f, &j->st);
@@ -1211,15 +1212,15 @@ static void json(const zc_mrc *mrc)
         printf(",\"format\":\"%s\",\"content\":", trace_format);
         out_json_string(stdout, content_name());
         printf(",\"page_cache_pages\":%" PRIu64
-               ",\"page_cache_model\":\"%s\""
-               ",\"zcache_spec\":\"%s\",\"capacity_bytes\":%" PRIu64
-               ",\"share_percent\":",
-               j->pc_pages, model_name(),
-               j->spec[0] ? j->spec : "off", j->cap_bytes);
+               ",\"page_cache_model\":\"%s\",\"zcache_spec\":",
+               j->pc_pages, model_name());
+        out_json_string(stdout, j->spec[0] ? j->spec : "off");
+        printf(",\"capacity_bytes\":%" PRIu64 ",\"share_percent\":",
+               j->cap_bytes);
         if (j->adaptive)
             printf("null,\"adaptive\":true");
         else if (o.memory)
-            printf("%.1f,\"adaptive\":false", j->share);
+            printf("%g,\"adaptive\":false", j->share);
         else
             printf("null,\"adaptive\":false");
         printf(",\"zcache_config\":");

@@ -169,10 +169,11 @@ static int access_begin(struct zc__tfile *f)
 
     if (rc)
         return rc;
-    if (avail == 0) {
-        f->state = ZCA_S_ENDED; /* an empty file: no records */
-        return 0;
-    }
+    /* an empty file has lost its header (a recording cut short): every
+     * stream the writer makes has one, even with no records */
+    if (avail == 0)
+        return zc__tf_fail_at(f, 0, "empty: an access stream begins with "
+                                    "its header");
     p = f->buf + f->pos;
     if (avail < 8 || memcmp(p, ZCA_MAGIC, 8) != 0)
         return zc__tf_fail_at(f, 0, "not an access stream (bad magic)");

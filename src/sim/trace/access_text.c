@@ -100,10 +100,9 @@ static int text_begin(struct zc__tfile *f)
 
     if (rc < 0)
         return rc;
-    if (rc == 0) {
-        f->state = ZCA_S_ENDED; /* an empty file: no records */
-        return 0;
-    }
+    if (rc == 0) /* every stream the writer makes has its header */
+        return zc__tf_fail_at(f, 0, "empty: an access stream begins with "
+                                    "\"" ZCA_TEXT_MAGIC "\"");
     while (end > p && zc__is_space(end[-1]))
         end--;
     if (!is_word(p, (size_t)(end - p), ZCA_TEXT_MAGIC)) {
