@@ -89,15 +89,15 @@ int trace_content_check_each(const char *const *paths, size_t n,
     for (size_t i = 0; i < n; i++) {
         zc_trace *t;
         int rc;
-        if (zc_trace_open(&paths[i], 1, opt, &t, why, sizeof(why))) {
+        if ((rc = zc_trace_open(&paths[i], 1, opt, &t, why, sizeof(why)))) {
             snprintf(err, errlen, "%s", why);
-            return -1;
+            return rc;
         }
         rc = zc_content_check_trace(src, t, why, sizeof(why));
         zc_trace_close(t);
         if (rc) {
             snprintf(err, errlen, "%s: %s", paths[i], why);
-            return -1;
+            return rc;
         }
     }
     return 0;

@@ -41,8 +41,9 @@ void trace_refuse_clash(const char *opt, const char *out,
 
 /** zc_content_check_trace() for each of the n traces of a run alone (a
  *  run's later traces are opened only when their turn comes, so checking
- *  the run as one would see the first one's header only): 0, or -1 with
- *  "PATH: what is wrong" in err[errlen], PATH the trace at fault. */
+ *  the run as one would see the first one's header only): 0, or a -ZC_E*
+ *  code with "PATH: what is wrong" in err[errlen], PATH the trace at
+ *  fault (trace_content_status() gives the exit status). */
 int trace_content_check_each(const char *const *paths, size_t n,
                              const zc_trace_options *opt,
                              const zc_content *src, char *err, size_t errlen);

@@ -1078,7 +1078,7 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
     if (rc) {
         fprintf(stderr, NAME ": %s\n", err);
         zc_content_close(content);
-        status = 2;
+        status = trace_content_status(rc);
         goto close_trace;
     }
     *format = zc_trace_format(t);
@@ -1133,7 +1133,7 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
             if (o->progress)
                 fputc('\n', stderr);
             fprintf(stderr, NAME ": %s\n", zc_trace_error(t));
-            status = 2;
+            status = trace_content_status(rc);
             goto abandon;
         }
         if (o->follow_kernel && (rc = follow_kernel(o, t, r, &req, n))) {

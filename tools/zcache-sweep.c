@@ -662,10 +662,11 @@ static void run_group(uint64_t pc_pages, struct job **group, size_t n,
     for (size_t i = 0; i < n; i++)
         need_content |= group[i]->zc != NULL;
     if (need_content &&
-        zc_content_open(o.content, o.page_size, &content, err, sizeof(err)))
-        die(2, "--content: %s", err);
-    if (zc_trace_open(o.traces, o.ntraces, &to, &t, err, sizeof(err)))
-        die(2, "%s", err);
+        (rc = zc_content_open(o.content, o.page_size, &content, err,
+                              sizeof(err))))
+        die(trace_content_status(rc), "--content: %s", err);
+    if ((rc = zc_trace_open(o.traces, o.ntraces, &to, &t, err, sizeof(err))))
+        die(trace_content_status(rc), "%s", err);
     rc = zc_replay_create(pc_pages, o.page_size, NULL, content, &r);
     if (rc == -ZC_ENOMEM) {
         snprintf(err, sizeof(err),
@@ -698,7 +699,7 @@ static void run_group(uint64_t pc_pages, struct job **group, size_t n,
             die(1, "%s", "out of memory");
     }
     if (rc < 0)
-        die(2, "%s", zc_trace_error(t));
+        die(trace_content_status(rc), "%s", zc_trace_error(t));
     flush_batch();
     /* the requests are the model's (one pass for the group); the rest is
      * each row's player's */
@@ -1663,8 +1664,9 @@ int main(int argc, char **argv)
         zc_content *c;
         char err[512];
         int rc;
-        if (zc_trace_open(o.traces, o.ntraces, &to, &t, err, sizeof(err)))
-            die(2, "%s", err);
+        if ((rc = zc_trace_open(o.traces, o.ntraces, &to, &t, err,
+                                sizeof(err))))
+            die(trace_content_status(rc), "%s", err);
         trace_format = zc_trace_format(t);
         if (!o.content_set) {
             rc = trace_content_default(t, o.traces[0], spec, sizeof(spec));
@@ -1674,8 +1676,10 @@ int main(int argc, char **argv)
                 o.content = spec;
         }
         char msg[1024];
-        if (zc_content_open(o.content, o.page_size, &c, err, sizeof(err)))
-            die(2, o.content_set ? "--content: %s" : "%s", err);
+        if ((rc = zc_content_open(o.content, o.page_size, &c, err,
+                                  sizeof(err))))
+            die(trace_content_status(rc), o.content_set ? "--content: %s" : "%s",
+                err);
         zc_trace_close(t);
         if (o.plot) {
             /* no output over an input: the traces, the content's file */
@@ -1689,7 +1693,7 @@ int main(int argc, char **argv)
                                       sizeof(msg));
         zc_content_close(c);
         if (rc)
-            die(2, "%s", msg);
+            die(trace_content_status(rc), "%s", msg);
     }
     if (o.share_list)
         nshare = split_list(o.share_list, shares, true, "--share");

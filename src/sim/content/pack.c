@@ -95,6 +95,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "bytes.h"
 #include "ctab.h"
@@ -253,6 +254,9 @@ static int block_data(struct store *s, uint64_t b, const uint8_t **out)
                      " is not one zstd frame of %" PRIu32 " bytes",
                      bk->off, b, bk->len);
     got = ZSTD_decompressDCtx(s->dctx, victim->data, raw, s->z, bk->len);
+    if (ZSTD_isError(got) &&
+        ZSTD_getErrorCode(got) == ZSTD_error_memory_allocation)
+        return sfail(s, -ZC_ENOMEM, "out of memory (decompressing)");
     if (ZSTD_isError(got) || got != raw)
         return sfail(s, -ZC_EFORMAT,
                      "offset %" PRIu64 ": block %" PRIu64

@@ -58,6 +58,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "reader.h"
 
@@ -264,6 +265,13 @@ static int inflate_more(struct zc__tfile *f)
             f->frame_off = f->zin_off + f->zin_pos;
         in = (ZSTD_inBuffer){f->zin, f->zin_end, f->zin_pos};
         r = ZSTD_decompressStream(f->zstd, &out, &in);
+        if (ZSTD_isError(r) &&
+            ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation) {
+            /* the machine's failure, not the file's */
+            snprintf(f->err, f->errlen, "%s: out of memory (decompressing)",
+                     f->path);
+            return -ZC_ENOMEM;
+        }
         if (ZSTD_isError(r))
             return zc__tf_fail_at(f, f->frame_off,
                                   "corrupt zstd frame (%s; the offset is the "
