@@ -314,6 +314,11 @@ ZC_API int zc_content_page(zc_content *src, uint32_t dev, uint64_t pageno,
 ZC_API int zc_content_file_page(zc_content *src, uint32_t dev, uint64_t ino,
                                 uint64_t index, uint64_t version, void *page);
 
+/** The last page src refused, and why: "page (dev D, inode I, index N)
+ *  is not in it" (a pack without it), or the damage found (a pack's block
+ *  with its offset); "" while none was.  Valid until the next call. */
+ZC_API const char *zc_content_error(const zc_content *src);
+
 /** Whether src may give the pages of trace t: a trace whose header names a
  *  pack (fields pack_id, and pack: a file name beside the trace, no '/'
  *  and no "..") must be read with that pack, and a "pack:" source with the

@@ -417,5 +417,28 @@ done
 "$sweep" --page-cache 100:300:100 --capacity 0:1M:512K --mrc 100:300:100 \
   "$trace" >/dev/null || bad "sweep with ranges"
 
+# A page the pack lacks, met when it is evicted (not in the request that
+# failed): the message names that page and says it is not in the pack.
+printf 'zca-text 1\nmeta page_size 4096\n0.000000001 r 7:0 999999 0 1\n0.000000002 r 7:0 141 0 1\n0.000000003 r 7:0 141 1 1\nend\n' >"$tmp/miss.zca"
+expect 2 "page (dev 7340032, inode 999999, index 0) is not in it" "$replay" \
+  --content "pack:$traces/grep-src.zcp" --page-cache 1 --zcache capacity=1M "$tmp/miss.zca"
+expect 2 "page (dev 7340032, inode 999999, index 0) is not in it" "$sweep" \
+  --content "pack:$traces/grep-src.zcp" --page-cache 1 --capacity 1M "$tmp/miss.zca"
+# Out of memory is exit 1 and says so (not a corrupt file); not under
+# AddressSanitizer, whose shadow needs more than the cap.
+if ! grep -q __asan_init "$replay"; then
+  for t in "$replay" "$sweep"; do
+    (ulimit -v 12000; "$t" --page-cache 1808 --capacity 1M "$traces/grep-src.zca" \
+      >/dev/null 2>"$tmp/oom"; echo $? >"$tmp/oomrc")
+    [ "$(cat "$tmp/oomrc")" = 1 ] && grep -q "out of memory" "$tmp/oom" ||
+      [ "$t" = "$replay" ] ||
+      bad "$t under a 12 MB cap: exit $(cat "$tmp/oomrc"): $(cat "$tmp/oom")"
+  done
+  (ulimit -v 12000; "$replay" --page-cache 1808 --zcache capacity=1M "$traces/grep-src.zca" \
+    >/dev/null 2>"$tmp/oom"; echo $? >"$tmp/oomrc")
+  [ "$(cat "$tmp/oomrc")" = 1 ] && grep -q "out of memory" "$tmp/oom" ||
+    bad "replay under a 12 MB cap: exit $(cat "$tmp/oomrc"): $(cat "$tmp/oom")"
+fi
+
 [ "$fail" = 0 ] && echo "tools_errors: ok"
 exit "$fail"

@@ -133,8 +133,18 @@ void trace_content_explain(zc_content *src, const char *spec,
 {
     uint64_t first = req->offset / page_size;
     uint64_t last = (req->offset + req->length - 1) / page_size;
-    void *page = src ? malloc(page_size) : NULL;
+    void *page = NULL;
     int prc = 0;
+
+    /* the page the source refused, as it said (it may be an evicted
+     * page of an earlier request) */
+    if (src && *zc_content_error(src) &&
+        (rc == -ZC_ENOENT || rc == -ZC_EFORMAT || rc == -ZC_EIO)) {
+        snprintf(err, errlen, "content source %s: %s", spec ? spec : "(none)",
+                 zc_content_error(src));
+        return;
+    }
+    page = src ? malloc(page_size) : NULL;
 
     /* The page the source refuses, looked for again (a request is at
      * most a few thousand pages; the first that fails is named). */

@@ -458,6 +458,7 @@ struct zc_content {
     const uint8_t *map; /* corpus: the file, read-only */
     size_t map_len;     /* corpus: bytes mapped */
     zc_pack *pack;      /* pack */
+    char err[512];      /* the last page refused, said (zc_content_error) */
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -795,20 +796,51 @@ int zc_content_open(const char *spec, size_t page_size, zc_content **out,
     return 0;
 }
 
+/* A page refused: say which, and why, for zc_content_error(). */
+static int refused(zc_content *src, int rc, uint32_t dev, uint64_t ino,
+                   uint64_t index)
+{
+    const char *why = rc == -ZC_ENOENT ? "is not in it"
+                      : src->pack && *zc_pack_error(src->pack)
+                          ? zc_pack_error(src->pack)
+                          : zc_strerror(rc);
+
+    if (ino)
+        set_err(src->err, sizeof(src->err),
+                "page (dev %" PRIu32 ", inode %" PRIu64 ", index %" PRIu64
+                ") %s",
+                dev, ino, index, why);
+    else
+        set_err(src->err, sizeof(src->err),
+                "page %" PRIu64 " of device %" PRIu32 " %s", index, dev, why);
+    return rc;
+}
+
 int zc_content_page(zc_content *src, uint32_t dev, uint64_t pageno,
                     uint64_t version, void *page)
 {
+    int rc;
+
     if (!src || !page)
         return -ZC_EINVAL;
-    return src->ops->page(src, dev, 0, pageno, version, page);
+    rc = src->ops->page(src, dev, 0, pageno, version, page);
+    return rc ? refused(src, rc, dev, 0, pageno) : 0;
 }
 
 int zc_content_file_page(zc_content *src, uint32_t dev, uint64_t ino,
                          uint64_t index, uint64_t version, void *page)
 {
+    int rc;
+
     if (!src || !page)
         return -ZC_EINVAL;
-    return src->ops->page(src, dev, ino, index, version, page);
+    rc = src->ops->page(src, dev, ino, index, version, page);
+    return rc ? refused(src, rc, dev, ino, index) : 0;
+}
+
+const char *zc_content_error(const zc_content *src)
+{
+    return src ? src->err : "";
 }
 
 int zc_content_check_trace(const zc_content *src, const zc_trace *t, char *err,
