@@ -13,6 +13,18 @@
 # instead (build/bench/zc-bench-core --help); `run.sh --configure-only`
 # stops after configuring.  ZC_BUILD=DIR builds in DIR instead of build/.
 set -euo pipefail
+case ${1:-} in
+  "" | --bench | --configure-only) ;;
+  *)
+    echo "usage: scripts/run.sh [--bench [ARGS] | --configure-only]" >&2
+    exit 2
+    ;;
+esac
+# ZC_BUILD as the caller meant it, before the cd below
+case ${ZC_BUILD:-build} in
+  /*) ;;
+  *) [ -z "${ZC_BUILD:-}" ] || ZC_BUILD=$PWD/$ZC_BUILD ;;
+esac
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 b=${ZC_BUILD:-build}
@@ -52,12 +64,12 @@ for info in traces/*.info; do
   echo "   libzcache's page cache of $pc pages (the kernel's median resident"
   echo "   count), then a zcache of 0 to 4 MiB; contents from traces/$name.zcp"
   "${sweep[@]}" --page-cache "$pc" --capacity 0,256K,1M,4M \
-    --plot "$b/plots/$name-access" "traces/$name.zca" 2>/dev/null
+    --plot "$b/plots/$name-access" "traces/$name.zca"
   echo
   echo "== $name: the kernel's own page-cache stream (traces/$name.kernel.zct),"
   echo "   zcache of 0 to 4 MiB"
   "${sweep[@]}" --capacity 0,256K,1M,4M --plot "$b/plots/$name" \
-    "traces/$name.kernel.zct" 2>/dev/null
+    "traces/$name.kernel.zct"
   echo
 done
 echo "== fidelity: each access stream through the lru and linux page-cache"
@@ -74,7 +86,7 @@ echo "   static shares, then the adaptive controller moving the split as the"
 echo "   trace runs (its split over time in"
 echo "   $b/plots/sqlite-oltp-split-adaptive.csv)"
 "${sweep[@]}" --memory 8M --share 0:100:10 --adaptive \
-  --plot "$b/plots/sqlite-oltp-split" traces/sqlite-oltp.zca 2>/dev/null
+  --plot "$b/plots/sqlite-oltp-split" traces/sqlite-oltp.zca
 echo
 echo "== back-ends compared: each kernel stream into a 1 MiB zcache, one choice"
 echo "   changed at a time (scripts/compare-backends.sh; README: Back-ends compared)"

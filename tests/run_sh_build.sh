@@ -26,4 +26,12 @@ ZC_BUILD=$tmp/new bash "$src/scripts/run.sh" --configure-only >"$tmp/out" 2>&1 |
 grep -q '^CMAKE_BUILD_TYPE:STRING=Release$' "$tmp/new/CMakeCache.txt" &&
   grep -q '^ZC_BUILD_TESTS:BOOL=OFF$' "$tmp/new/CMakeCache.txt" ||
   bad "a new build directory is not Release without tests"
+# Unknown arguments are refused, not run as the whole job.
+bash "$src/scripts/run.sh" --configure_only >"$tmp/out" 2>&1
+[ $? = 2 ] && grep -q "usage: scripts/run.sh" "$tmp/out" ||
+  bad "run.sh --configure_only: $(head -2 "$tmp/out")"
+# A relative ZC_BUILD is the caller's, not the repository's.
+(cd "$tmp" && ZC_BUILD=rel bash "$src/scripts/run.sh" --configure-only) \
+  >"$tmp/out" 2>&1 || bad "run.sh with a relative ZC_BUILD: $(tail -2 "$tmp/out")"
+[ -f "$tmp/rel/CMakeCache.txt" ] || bad "a relative ZC_BUILD was not made where the caller is"
 exit $fail

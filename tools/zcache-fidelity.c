@@ -1177,8 +1177,14 @@ static void json_output(void)
     fputc('[', out);
     for (size_t i = 0; i < nresults; i++) {
         const struct result *r = &results[i];
-        fprintf(out, "%s\n{\"model\":\"%s\",\"size_mode\":\"%s\"", i ? "," : "",
-                r->model, size_name[r->mode]);
+        fprintf(out, "%s\n{\"recording\":", i ? "," : "");
+        out_json_string(out, zca_path);
+        fprintf(out, ",\"content\":");
+        out_json_string(out, as.spec);
+        fprintf(out, ",\"zcache_spec\":");
+        out_json_string(out, o.zspec ? o.zspec : "");
+        fprintf(out, ",\"model\":\"%s\",\"size_mode\":\"%s\"", r->model,
+                size_name[r->mode]);
         if (r->mode == SIZE_MEDIAN)
             fprintf(out, ",\"capacity_pages\":%" PRIu64, r->start_pages);
         else

@@ -366,7 +366,7 @@ static void parse_args(int argc, char **argv)
             "--memory",    "--mrc",      "--output",     "--page-cache",
             "--page-cache-model", "--page-size", "--plot", "--read-ahead-kb",
             "--set",       "--share",    "--zcache"};
-        if (!strcmp(a, "--help")) {
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             exit(0);
         }
@@ -1643,10 +1643,10 @@ int main(int argc, char **argv)
     if (is_ops) {
         zc_ops_reader *r;
         char err[512];
-        if (o.memory || o.pc_list || o.ntraces != 1)
+        if (o.memory || o.pc_list || o.ntraces != 1 || o.mrc_list)
             die(2,
                 "%s: an op stream has its page cache: only --capacity and "
-                "--set vary",
+                "--set vary (no --page-cache, --memory or --mrc)",
                 o.traces[0]);
         if (zc_ops_open(o.traces[0], &r, err, sizeof(err)))
             die(2, "%s", err);
