@@ -219,13 +219,13 @@ errors() {
   head -c 5000 "$traces/build-c.kernel.zct" >"$t/k/build-c.kernel.zct"
   expect 2 "build-c.kernel.zct" "$fid" --no-curve "$t/k/build-c"
   # -o naming an input: refused before it is destroyed.
-  expect 2 "a stream being read" "$fid" -o "$t/k/build-c.zca" "$t/k/build-c"
+  expect 2 "that is an input of this run" "$fid" -o "$t/k/build-c.zca" "$t/k/build-c"
   # Outputs that cannot be written: exit 1.
   "$fid" --no-curve --model lru "$traces/build-c" >/dev/full 2>"$tmp/err"
   [ $? = 1 ] || bad "output to /dev/full did not exit 1"
   grep -q "standard output" "$tmp/err" || bad "/dev/full: $(cat "$tmp/err")"
   expect 1 "cannot write" "$fid" --no-curve -o /dev/full "$traces/build-c"
-  expect 1 "cannot write" "$fid" -o "$t/no/such/dir" "$traces/build-c"
+  expect 2 "no/such: no such directory" "$fid" -o "$t/no/such/dir" "$traces/build-c"
   # a --plot directory that does not exist: refused before the work
   expect 2 "no/such: no such directory" "$fid" --capacity 1M \
     --plot "$t/no/such/p" "$traces/build-c"

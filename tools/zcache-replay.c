@@ -347,16 +347,6 @@ static void parse_args(int argc, char **argv, struct opts *o)
         die_usage("--save-ops %s: the results go to standard output; give a "
                   "file",
                   o->save_ops);
-    if (o->save_ops) {
-        /* Writing over a trace being read would destroy it. */
-        struct stat so, st;
-        if (stat(o->save_ops, &so) == 0)
-            for (size_t i = 0; i < o->ntraces; i++)
-                if (stat(o->traces[i], &st) == 0 && st.st_dev == so.st_dev &&
-                    st.st_ino == so.st_ino)
-                    die_usage("--save-ops %s: that is a trace being read",
-                              o->save_ops);
-    }
     o->follow_kernel = strcmp(o->page_cache, "kernel") == 0;
     if (o->follow_kernel && o->memory)
         die_usage("%s", "--page-cache kernel: not with --memory (the split "
