@@ -412,7 +412,12 @@ static void test_content_source_pack(void **state)
         assert_memory_equal(pg, want, PS);
     }
     assert_int_equal(zc_content_page(c, 7, 100, 0, pg), -ZC_ENOENT);
+    assert_string_equal(zc_content_error(c),
+                        "page 100 of device 7 is not in it");
     assert_int_equal(zc_content_file_page(c, 9, 56, 0, 0, pg), -ZC_ENOENT);
+    /* the source says which page it refused, and why */
+    assert_string_equal(zc_content_error(c),
+                        "page (dev 9, inode 56, index 0) is not in it");
     zc_content_close(c);
     assert_int_equal(
         zc_content_open("pack:/no/such.zcp", PS, &c, err, sizeof(err)),
