@@ -140,11 +140,7 @@ static uint32_t copy_hash(zc_cache *c, uint32_t h)
 static void unshare(zc_cache *c, uint32_t eid)
 {
     uint32_t h = zc__ent(&c->idx.ents, eid)->handle;
-    uint32_t next = *zc__dd_next(&c->dd, eid), prev = *zc__dd_prev(&c->dd, eid);
-
-    *zc__dd_next(&c->dd, prev) = next;
-    *zc__dd_prev(&c->dd, next) = prev;
-    *zc__dd_next(&c->dd, eid) = *zc__dd_prev(&c->dd, eid) = eid;
+    uint32_t next = zc__dd_unlink(&c->dd, eid);
     if (h & ZC__HANDLE_RAW) {
         /* A raw copy has no header: the table says who its anchor is. */
         zc__dd_reanchor(&c->dd, copy_hash(c, h), eid, next);
@@ -606,245 +602,316 @@ int zc_put_page_flags(zc_cache *c, int pool, const zc_filekey *key,
     return zc_put_page_info(c, pool, key, index, page, flags, NULL);
 }
 
+/*
+ * A put in stages, each named for what it decides:
+ *   put_compress   outside the lock: the admission filter's verdict, the
+ *                  same-filled test, the compression (through the memo)
+ *   put_admit      under the lock: the pool still there, the old copy of
+ *                  the key dropped, the half-size rule, raw or not, dedup
+ *   put_index      the file object and the entry, pinned
+ *   put_share      dedup: link to an identical copy already held
+ *   put_room       an object in the arena, evicting by the policy (or the
+ *                  hysteresis watermark) until it fits; the policy told
+ *   put_write      the bytes and the entry written, the counters
+ * Each returns 0 to go on, or the put's result (an error, a reason for not
+ * storing, or PUT_DONE when the page is stored).
+ */
+#define PUT_DONE 1000
+
+struct put {
+    zc_cache *c;
+    int pool;
+    const zc_filekey *key;
+    uint64_t index;
+    const void *page;
+    size_t ps, clen;
+    struct zc__scratch *sc;
+    uint64_t epoch0, word, dt;
+    uint32_t oid, eid, handle, dhash, anchor;
+    bool same, raw, inactive, full;
+    int crc; /* the compression's result */
+};
+
+/* Compress one page with the cache's compressor, through its memo if it
+ * has one: into sc->out after the object header; its length and time. */
+static int compress_page(zc_cache *c, struct zc__scratch *sc, const void *page,
+                         size_t *clen, uint64_t *dt)
+{
+    const size_t ps = c->cfg.page_size;
+    uint64_t t0;
+    int rc;
+
+    if (c->cfg.memo)
+        return zc__memo_compress(c->cfg.memo, c->comp, c->level, page, ps,
+                                 sc->out + ZC__OBJ_HDR, clen, sc->wrkmem, dt);
+    t0 = zc__now_ns();
+    rc = c->comp->compress(page, ps, sc->out + ZC__OBJ_HDR, clen, sc->wrkmem,
+                           c->level);
+    *dt = zc__now_ns() - t0;
+    return rc;
+}
+
+/* Give back an entry that was not stored, and its object if that was its
+ * only page. */
+static void unpin_entry(zc_cache *c, uint32_t oid, uint32_t eid)
+{
+    zc__entry_free(&c->idx, eid);
+    if (zc__obj(&c->idx, oid)->count == 0)
+        zc__object_release(&c->idx, oid);
+}
+
+static void put_compress(struct put *p, unsigned flags)
+{
+    zc_cache *c = p->c;
+
+    /* A page the admission filter refuses costs no compression. */
+    p->inactive = c->cfg.active_only && !(flags & ZC_PUT_ACTIVE);
+    if (!p->inactive)
+        p->same = c->cfg.same_filled && is_same_filled(p->page, p->ps, &p->word);
+    if (p->same || p->inactive)
+        return;
+    p->sc = scratch_get(c);
+    p->crc = p->sc ? compress_page(c, p->sc, p->page, &p->clen, &p->dt)
+                   : -ZC_ENOMEM;
+}
+
+static int put_admit(struct put *p)
+{
+    zc_cache *c = p->c;
+    struct zc__pool *pl = zc__pool_get(&c->idx, p->pool);
+
+    if (!pl || pl->born > p->epoch0) {
+        if (!pl && (p->pool < 0 || (uint32_t)p->pool >= c->idx.npools ||
+                    c->idx.pools[p->pool].died <= p->epoch0))
+            return -ZC_EINVAL; /* it was not a pool when the put began */
+        /* The pool went away, or is a new pool on a reused id. */
+        c->st.reject_race++;
+        c->st.compress_ns_rejected += p->dt;
+        if (p->sc && !p->crc) { /* it was compressed */
+            c->st.compressions++;
+            c->st.compressions_rejected++;
+        }
+        return ZC_PUT_REJECT_RACE;
+    }
+    p->oid = zc__object_find(&c->idx, p->pool, p->key, (uint32_t)(p->index >> 32));
+    if (p->oid) {
+        uint32_t eid = zc__page_find(&c->idx, p->oid, (uint32_t)p->index);
+        if (eid) {
+            bool last = zc__obj(&c->idx, p->oid)->count == 1;
+            drop(c, p->oid, eid, DROP_REPLACE);
+            if (last)
+                p->oid = 0; /* the object went with its only page */
+        }
+    }
+    if (p->crc)
+        return p->crc;
+    if (p->inactive) {
+        c->st.reject_inactive++;
+        return ZC_PUT_REJECT_INACTIVE;
+    }
+    if (p->same)
+        return 0;
+    {
+        size_t b = p->clen * 16 / p->ps;
+        c->st.compr_size_hist[b < ZC_HIST_BUCKETS ? b : ZC_HIST_BUCKETS - 1]++;
+    }
+    c->st.compressions++;
+    if (p->clen > c->accept_bytes) {
+        if (!c->cfg.store_raw) {
+            c->st.reject_compress_poor++;
+            c->st.compressions_rejected++;
+            c->st.compress_ns_rejected += p->dt;
+            return ZC_PUT_REJECT_POOR;
+        }
+        p->raw = true;
+    }
+    p->raw = p->raw || p->clen + ZC__OBJ_HDR > c->obj_max;
+    if (c->cfg.dedup) {
+        struct same_copy sx = {c, p->raw,
+                               p->raw ? p->page : p->sc->out + ZC__OBJ_HDR,
+                               p->clen};
+        p->dhash = zc__dd_hash(sx.bytes, p->raw ? p->ps : p->clen);
+        p->anchor = zc__dd_find(&c->dd, p->dhash, is_same_copy, &sx);
+    }
+    return 0;
+}
+
+/* Index first: a failure here leaves the cache as it was, and the object
+ * is pinned (count + 1, in put_room) so that evicting its other pages to
+ * make room cannot release it under us. */
+static int put_index(struct put *p)
+{
+    zc_cache *c = p->c;
+    int rc = 0;
+
+    if (!p->oid)
+        rc = zc__object_new(&c->idx, p->pool, p->key,
+                            (uint32_t)(p->index >> 32), &p->oid);
+    if (rc)
+        return rc;
+    rc = zc__entry_new(&c->idx, &p->eid);
+    if (!rc && c->cfg.dedup && (rc = zc__dd_ring_reserve(&c->dd, p->eid)))
+        zc__entry_free(&c->idx, p->eid);
+    if (rc && zc__obj(&c->idx, p->oid)->count == 0)
+        zc__object_release(&c->idx, p->oid);
+    return rc;
+}
+
+/* The size the policy weighs an entry by. */
+static uint32_t put_size(const struct put *p)
+{
+    return p->raw ? (uint32_t)p->ps : (uint32_t)(p->clen + ZC__OBJ_HDR);
+}
+
+static int put_share(struct put *p)
+{
+    zc_cache *c = p->c;
+    struct zc__entry *e;
+    int rc;
+
+    p->handle = zc__ent(&c->idx.ents, p->anchor)->handle;
+    rc = c->pops->insert(c->pstate, p->eid, put_size(p));
+    if (rc) {
+        unpin_entry(c, p->oid, p->eid);
+        return rc;
+    }
+    e = zc__ent(&c->idx.ents, p->eid);
+    e->index = (uint32_t)p->index;
+    e->handle = p->handle;
+    zc__dd_link_after(&c->dd, p->anchor, p->eid);
+    touch_mates(c, p->handle);
+    c->st.compress_ns += p->dt;
+    c->st.dedup_hits++;
+    c->st.shared_pages++;
+    if (p->raw && p->clen > c->accept_bytes)
+        c->st.raw_stored++;
+    return PUT_DONE;
+}
+
+static int put_room(struct put *p)
+{
+    zc_cache *c = p->c;
+    int rc;
+
+    zc__obj(&c->idx, p->oid)->count++;
+    for (;;) {
+        uint32_t frame;
+        if (p->raw) {
+            rc = zc__arena_alloc(&c->arena, &frame);
+            p->handle = ZC__HANDLE_RAW | frame;
+        } else {
+            rc = c->aops->alloc(c->alloc, p->clen + ZC__OBJ_HDR, &p->handle);
+        }
+        if (rc != -ZC_ENOSPC)
+            break;
+        if (c->cfg.hysteresis_percent) {
+            shrink_to_watermark(c);
+            p->full = true;
+            break;
+        }
+        if (!evict_one(c))
+            break;
+    }
+    if (!rc) {
+        rc = c->pops->insert(c->pstate, p->eid, put_size(p));
+        if (!rc && c->cfg.dedup && (rc = zc__dd_insert(&c->dd, p->dhash, p->eid)))
+            c->pops->remove(c->pstate, p->eid);
+        if (rc && p->raw)
+            zc__arena_free(&c->arena, p->handle & ~ZC__HANDLE_RAW);
+        else if (rc)
+            c->aops->free(c->alloc, p->handle);
+    }
+    zc__obj(&c->idx, p->oid)->count--;
+    if (!rc)
+        return 0;
+    unpin_entry(c, p->oid, p->eid);
+    if (rc != -ZC_ENOSPC)
+        return rc;
+    c->st.compressions_rejected++;
+    c->st.compress_ns_rejected += p->dt;
+    if (p->full) {
+        c->st.reject_full++;
+        return ZC_PUT_REJECT_FULL;
+    }
+    c->st.reject_nospace++;
+    return ZC_PUT_REJECT_NOSPACE;
+}
+
+static void put_write(struct put *p)
+{
+    zc_cache *c = p->c;
+    struct zc__entry *e = zc__ent(&c->idx.ents, p->eid);
+
+    e->index = (uint32_t)p->index;
+    e->handle = p->handle;
+    if (p->same) {
+        e->prev = (uint32_t)p->word;
+        e->next = (uint32_t)(p->word >> 32);
+        c->st.same_filled_pages++;
+    } else if (p->raw) {
+        memcpy(zc__arena_frame(&c->arena, p->handle & ~ZC__HANDLE_RAW), p->page,
+               p->ps);
+        c->st.raw_pages++;
+        c->st.compr_data_size += p->ps;
+        if (p->clen > c->accept_bytes)
+            c->st.raw_stored++;
+    } else {
+        uint16_t size = (uint16_t)p->clen;
+        memcpy(p->sc->out, &p->eid, 4);
+        memcpy(p->sc->out + 4, &size, 2);
+        c->aops->write(c->alloc, p->handle, p->sc->out, p->clen + ZC__OBJ_HDR);
+        c->st.compr_data_size += p->clen;
+    }
+    if (!p->same) {
+        touch_mates(c, p->handle);
+        c->st.compress_ns += p->dt;
+    }
+    if (c->cfg.dedup) /* a ring of its own */
+        zc__dd_ring_self(&c->dd, p->eid);
+}
+
 int zc_put_page_info(zc_cache *c, int pool, const zc_filekey *key,
                      uint64_t index, const void *page, unsigned flags,
                      zc_put_info *info)
 {
-    const size_t ps = c ? c->cfg.page_size : 0;
-    struct zc__scratch *sc = NULL;
-    struct zc__pool *p;
-    uint64_t epoch0, word = 0, dt = 0;
-    size_t clen = 0;
-    uint32_t oid, eid, handle = ZC__HANDLE_SAME;
-    bool same = false, raw = false, inactive, full = false;
-    uint32_t dhash = 0, anchor = ZC__DD_NONE;
-    int rc = 0, crc = 0;
+    struct put p = {.c = c, .pool = pool, .key = key, .index = index,
+                    .page = page, .anchor = ZC__DD_NONE,
+                    .handle = ZC__HANDLE_SAME};
+    int rc;
 
     if (!c || !key || !page || (flags & ~ZC_PUT_ACTIVE))
         return -ZC_EINVAL;
-    epoch0 = atomic_load(&c->epoch);
-    /* A page the admission filter refuses costs no compression. */
-    inactive = c->cfg.active_only && !(flags & ZC_PUT_ACTIVE);
-    if (!inactive)
-        same = c->cfg.same_filled && is_same_filled(page, ps, &word);
-    if (!same && !inactive) {
-        sc = scratch_get(c);
-        if (!sc) {
-            crc = -ZC_ENOMEM;
-        } else {
-            if (c->cfg.memo) {
-                crc = zc__memo_compress(c->cfg.memo, c->comp, c->level, page,
-                                        ps, sc->out + ZC__OBJ_HDR, &clen,
-                                        sc->wrkmem, &dt);
-            } else {
-                uint64_t t0 = zc__now_ns();
-                crc = c->comp->compress(page, ps, sc->out + ZC__OBJ_HDR, &clen,
-                                        sc->wrkmem, c->level);
-                dt = zc__now_ns() - t0;
-            }
-        }
-    }
+    p.ps = c->cfg.page_size;
+    p.epoch0 = atomic_load(&c->epoch);
+    put_compress(&p, flags);
 
     pthread_mutex_lock(&c->lock);
-    p = zc__pool_get(&c->idx, pool);
-    if (!p || p->born > epoch0) {
-        if (!p && (pool < 0 || (uint32_t)pool >= c->idx.npools ||
-                   c->idx.pools[pool].died <= epoch0)) {
-            rc = -ZC_EINVAL; /* it was not a pool when the put began */
-            goto out;
-        }
-        /* The pool went away, or is a new pool on a reused id. */
-        rc = ZC_PUT_REJECT_RACE;
-        c->st.reject_race++;
-        c->st.compress_ns_rejected += dt;
-        if (sc && !crc) { /* it was compressed */
-            c->st.compressions++;
-            c->st.compressions_rejected++;
-        }
-        goto out;
-    }
-    oid = zc__object_find(&c->idx, pool, key, (uint32_t)(index >> 32));
-    if (oid && (eid = zc__page_find(&c->idx, oid, (uint32_t)index))) {
-        bool last = zc__obj(&c->idx, oid)->count == 1;
-        drop(c, oid, eid, DROP_REPLACE);
-        if (last)
-            oid = 0; /* the object went with its only page */
-    }
-    if (crc) {
-        rc = crc;
-        goto out;
-    }
-    if (inactive) {
-        c->st.reject_inactive++;
-        rc = ZC_PUT_REJECT_INACTIVE;
-        goto out;
-    }
-    if (!same) {
-        size_t b = clen * 16 / ps;
-        c->st.compr_size_hist[b < ZC_HIST_BUCKETS ? b : ZC_HIST_BUCKETS - 1]++;
-        c->st.compressions++;
-        if (clen > c->accept_bytes) {
-            if (!c->cfg.store_raw) {
-                c->st.reject_compress_poor++;
-                c->st.compressions_rejected++;
-                c->st.compress_ns_rejected += dt;
-                rc = ZC_PUT_REJECT_POOR;
-                goto out;
-            }
-            raw = true;
-        }
-        raw = raw || clen + ZC__OBJ_HDR > c->obj_max;
-        if (c->cfg.dedup) {
-            struct same_copy sx = {c, raw, raw ? page : sc->out + ZC__OBJ_HDR,
-                                   clen};
-            dhash = zc__dd_hash(sx.bytes, raw ? ps : clen);
-            anchor = zc__dd_find(&c->dd, dhash, is_same_copy, &sx);
-        }
-    }
-    /* Index first: a failure here leaves the cache as it was, and the
-     * object is pinned (count + 1) so that evicting its other pages to
-     * make room cannot release it under us. */
-    if (!oid)
-        rc = zc__object_new(&c->idx, pool, key, (uint32_t)(index >> 32), &oid);
-    if (!rc) {
-        rc = zc__entry_new(&c->idx, &eid);
-        if (!rc && c->cfg.dedup && (rc = zc__dd_ring_reserve(&c->dd, eid)))
-            zc__entry_free(&c->idx, eid);
-        if (rc && zc__obj(&c->idx, oid)->count == 0)
-            zc__object_release(&c->idx, oid);
-    }
-    if (rc)
-        goto out;
-    if (anchor != ZC__DD_NONE) {
-        /* An identical copy is held: share it. */
-        handle = zc__ent(&c->idx.ents, anchor)->handle;
-        rc = c->pops->insert(c->pstate, eid,
-                             raw ? (uint32_t)ps
-                                 : (uint32_t)(clen + ZC__OBJ_HDR));
-        if (rc) {
-            zc__entry_free(&c->idx, eid);
-            if (zc__obj(&c->idx, oid)->count == 0)
-                zc__object_release(&c->idx, oid);
-            goto out;
-        }
-        zc__ent(&c->idx.ents, eid)->index = (uint32_t)index;
-        zc__ent(&c->idx.ents, eid)->handle = handle;
-        {
-            uint32_t after = *zc__dd_next(&c->dd, anchor);
-            *zc__dd_next(&c->dd, eid) = after;
-            *zc__dd_prev(&c->dd, eid) = anchor;
-            *zc__dd_prev(&c->dd, after) = eid;
-            *zc__dd_next(&c->dd, anchor) = eid;
-        }
-        touch_mates(c, handle);
-        c->st.compress_ns += dt;
-        c->st.dedup_hits++;
-        c->st.shared_pages++;
-        if (raw && clen > c->accept_bytes)
-            c->st.raw_stored++;
-        goto linked;
-    }
-    if (!same) {
-        zc__obj(&c->idx, oid)->count++;
-        for (;;) {
-            uint32_t frame;
-            if (raw) {
-                rc = zc__arena_alloc(&c->arena, &frame);
-                handle = ZC__HANDLE_RAW | frame;
-            } else {
-                rc = c->aops->alloc(c->alloc, clen + ZC__OBJ_HDR, &handle);
-            }
-            if (rc != -ZC_ENOSPC)
-                break;
-            if (c->cfg.hysteresis_percent) {
-                shrink_to_watermark(c);
-                full = true;
-                break;
-            }
-            if (!evict_one(c))
-                break;
-        }
+    if (!(rc = put_admit(&p)) && !(rc = put_index(&p))) {
+        if (p.anchor != ZC__DD_NONE)
+            rc = put_share(&p);
+        else if (!p.same)
+            rc = put_room(&p);
         if (!rc) {
-            rc = c->pops->insert(c->pstate, eid,
-                                 raw ? (uint32_t)ps
-                                     : (uint32_t)(clen + ZC__OBJ_HDR));
-            if (!rc && c->cfg.dedup && (rc = zc__dd_insert(&c->dd, dhash, eid)))
-                c->pops->remove(c->pstate, eid);
-            if (rc) {
-                if (raw)
-                    zc__arena_free(&c->arena, handle & ~ZC__HANDLE_RAW);
-                else
-                    c->aops->free(c->alloc, handle);
-            }
-        }
-        zc__obj(&c->idx, oid)->count--;
-        if (rc) {
-            zc__entry_free(&c->idx, eid);
-            if (zc__obj(&c->idx, oid)->count == 0)
-                zc__object_release(&c->idx, oid);
-        }
-        if (rc == -ZC_ENOSPC && full) {
-            c->st.reject_full++;
-            c->st.compressions_rejected += !same;
-            c->st.compress_ns_rejected += dt;
-            rc = ZC_PUT_REJECT_FULL;
-            goto out;
-        }
-        if (rc == -ZC_ENOSPC) {
-            c->st.reject_nospace++;
-            c->st.compressions_rejected += !same;
-            c->st.compress_ns_rejected += dt;
-            rc = ZC_PUT_REJECT_NOSPACE;
-            goto out;
-        }
-        if (rc)
-            goto out;
-    }
-    {
-        struct zc__entry *e = zc__ent(&c->idx.ents, eid);
-        e->index = (uint32_t)index;
-        e->handle = handle;
-        if (same) {
-            e->prev = (uint32_t)word;
-            e->next = (uint32_t)(word >> 32);
-            c->st.same_filled_pages++;
-        } else {
-            if (raw) {
-                memcpy(zc__arena_frame(&c->arena, handle & ~ZC__HANDLE_RAW),
-                       page, ps);
-                c->st.raw_pages++;
-                c->st.compr_data_size += ps;
-                if (clen > c->accept_bytes)
-                    c->st.raw_stored++;
-            } else {
-                uint16_t size = (uint16_t)clen;
-                memcpy(sc->out, &eid, 4);
-                memcpy(sc->out + 4, &size, 2);
-                c->aops->write(c->alloc, handle, sc->out, clen + ZC__OBJ_HDR);
-                c->st.compr_data_size += clen;
-            }
-            touch_mates(c, handle);
-            c->st.compress_ns += dt;
+            put_write(&p);
+            rc = PUT_DONE;
         }
     }
-    if (c->cfg.dedup) /* a ring of its own */
-        *zc__dd_next(&c->dd, eid) = *zc__dd_prev(&c->dd, eid) = eid;
-linked:
-    zc__page_link(&c->idx, oid, eid);
-    c->st.stored_pages++;
-    c->st.stored_puts++;
-    c->st.orig_data_size += ps;
-    rc = 0;
-out:
+    if (rc == PUT_DONE) {
+        zc__page_link(&c->idx, p.oid, p.eid);
+        c->st.stored_pages++;
+        c->st.stored_puts++;
+        c->st.orig_data_size += p.ps;
+        rc = 0;
+    }
     if (rc >= 0)
         c->st.puts++;
     pthread_mutex_unlock(&c->lock);
-    scratch_put(c, sc);
+    scratch_put(c, p.sc);
     if (info) {
-        info->compressed = same || inactive ? 0 : clen;
-        info->compress_ns = dt;
-        info->same_filled = same;
-        info->raw = raw;
+        info->compressed = p.same || p.inactive ? 0 : p.clen;
+        info->compress_ns = p.dt;
+        info->same_filled = p.same;
+        info->raw = p.raw;
     }
     return rc;
 }
@@ -867,15 +934,7 @@ int zc_estimate_page(zc_cache *c, const void *page, zc_put_info *info)
     sc = scratch_get(c);
     if (!sc)
         return -ZC_ENOMEM;
-    if (c->cfg.memo) {
-        rc = zc__memo_compress(c->cfg.memo, c->comp, c->level, page, ps,
-                               sc->out + ZC__OBJ_HDR, &clen, sc->wrkmem, &dt);
-    } else {
-        uint64_t t0 = zc__now_ns();
-        rc = c->comp->compress(page, ps, sc->out + ZC__OBJ_HDR, &clen,
-                               sc->wrkmem, c->level);
-        dt = zc__now_ns() - t0;
-    }
+    rc = compress_page(c, sc, page, &clen, &dt);
     scratch_put(c, sc);
     if (rc)
         return rc;

@@ -56,4 +56,36 @@ static inline uint32_t *zc__dd_prev(const struct zc__dedup *d, uint32_t eid)
     return &d->ring[eid >> 8][eid & 255].prev;
 }
 
+/* The rings of sharers, spliced here and nowhere else. */
+
+/* eid alone in a ring of its own (a copy nobody shares yet). */
+static inline void zc__dd_ring_self(struct zc__dedup *d, uint32_t eid)
+{
+    *zc__dd_next(d, eid) = *zc__dd_prev(d, eid) = eid;
+}
+
+/* eid joins the ring of anchor, after it. */
+static inline void zc__dd_link_after(struct zc__dedup *d, uint32_t anchor,
+                                     uint32_t eid)
+{
+    uint32_t after = *zc__dd_next(d, anchor);
+
+    *zc__dd_next(d, eid) = after;
+    *zc__dd_prev(d, eid) = anchor;
+    *zc__dd_prev(d, after) = eid;
+    *zc__dd_next(d, anchor) = eid;
+}
+
+/* eid leaves its ring (then alone in its own); the ring's next member, or
+ * eid itself if it was alone. */
+static inline uint32_t zc__dd_unlink(struct zc__dedup *d, uint32_t eid)
+{
+    uint32_t next = *zc__dd_next(d, eid), prev = *zc__dd_prev(d, eid);
+
+    *zc__dd_next(d, prev) = next;
+    *zc__dd_prev(d, next) = prev;
+    zc__dd_ring_self(d, eid);
+    return next;
+}
+
 #endif
