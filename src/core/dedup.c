@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "dedup.h"
+#include "lptab.h"
 
 uint32_t zc__dd_hash(const void *p, size_t n)
 {
@@ -120,24 +121,40 @@ static uint32_t slot_of(const struct zc__dedup *d, uint32_t hash,
     return ZC__DD_NONE;
 }
 
+/* The table's slots (anchor, hash), for the one deletion rule. */
+static bool tab_empty(const void *ctx, uint64_t j)
+{
+    return ((const struct zc__dedup *)ctx)->tab[j].anchor == ZC__DD_NONE;
+}
+
+static uint64_t tab_home(const void *ctx, uint64_t j)
+{
+    return ((const struct zc__dedup *)ctx)->tab[j].hash;
+}
+
+static void tab_move(void *ctx, uint64_t to, uint64_t from)
+{
+    struct zc__dedup *d = ctx;
+
+    d->tab[to] = d->tab[from];
+}
+
+static void tab_clear(void *ctx, uint64_t i)
+{
+    ((struct zc__dedup *)ctx)->tab[i].anchor = ZC__DD_NONE;
+}
+
+static const struct zc__lp_ops tab_ops = {tab_empty, tab_home, tab_move,
+                                          tab_clear};
+
 void zc__dd_remove(struct zc__dedup *d, uint32_t hash, uint32_t anchor)
 {
-    uint32_t i = d->tab ? slot_of(d, hash, anchor) : ZC__DD_NONE, j;
+    uint32_t i = d->tab ? slot_of(d, hash, anchor) : ZC__DD_NONE;
 
     if (i == ZC__DD_NONE)
         return; /* zc_cache_check() finds the table and the copies apart */
     d->used--;
-    /* Backward-shift deletion: pull later members of the run into the
-     * hole when their home position allows it. */
-    for (j = (i + 1) & d->mask; d->tab[j].anchor != ZC__DD_NONE;
-         j = (j + 1) & d->mask) {
-        uint32_t home = d->tab[j].hash & d->mask;
-        if (((j - home) & d->mask) >= ((j - i) & d->mask)) {
-            d->tab[i] = d->tab[j];
-            i = j;
-        }
-    }
-    d->tab[i].anchor = ZC__DD_NONE;
+    zc__lp_delete(d, d->mask, i, &tab_ops);
 }
 
 void zc__dd_reanchor(struct zc__dedup *d, uint32_t hash, uint32_t old_anchor,

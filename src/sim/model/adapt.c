@@ -70,6 +70,7 @@
 
 #include "adapt.h"
 #include "fenwick.h"
+#include "lptab.h"
 #include "files.h"
 
 #define NIL 0xFFFFFFFFu
@@ -152,24 +153,38 @@ static uint64_t find_slot(const struct zc__adapt *a, uint32_t file,
     return i;
 }
 
+/* The table's slots (ghost index + 1), for the one deletion rule. */
+static bool tab_empty(const void *ctx, uint64_t j)
+{
+    return !((const struct zc__adapt *)ctx)->table[j];
+}
+
+static uint64_t tab_home(const void *ctx, uint64_t j)
+{
+    const struct zc__adapt *a = ctx;
+    const struct ghost *g = &a->g[a->table[j] - 1];
+
+    return zc__page_hash(g->file, g->page);
+}
+
+static void tab_move(void *ctx, uint64_t to, uint64_t from)
+{
+    struct zc__adapt *a = ctx;
+
+    a->table[to] = a->table[from];
+}
+
+static void tab_clear(void *ctx, uint64_t i)
+{
+    ((struct zc__adapt *)ctx)->table[i] = 0;
+}
+
+static const struct zc__lp_ops tab_ops = {tab_empty, tab_home, tab_move,
+                                          tab_clear};
+
 static void table_delete(struct zc__adapt *a, uint64_t i)
 {
-    uint64_t j = i;
-
-    for (;;) {
-        uint64_t k;
-        j = (j + 1) & a->mask;
-        if (!a->table[j])
-            break;
-        k = zc__page_hash(a->g[a->table[j] - 1].file,
-                          a->g[a->table[j] - 1].page) &
-            a->mask;
-        if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
-            a->table[i] = a->table[j];
-            i = j;
-        }
-    }
-    a->table[i] = 0;
+    zc__lp_delete(a, a->mask, i, &tab_ops);
 }
 
 static void tree_add(struct zc__adapt *a, uint32_t s, int32_t c, int64_t b)

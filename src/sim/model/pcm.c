@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "files.h"
+#include "lptab.h"
 #include "pcm.h"
 
 static const struct zc__pcm_ops *const models[] = {
@@ -159,30 +160,43 @@ int zc__pcm_set_add(struct zc__pcm_set *s, uint32_t file, uint64_t page,
     return 0;
 }
 
+/* The table's slots (node + 1), for the one deletion rule. */
+static bool set_empty(const void *ctx, uint64_t j)
+{
+    return !((const struct zc__pcm_set *)ctx)->table[j];
+}
+
+static uint64_t set_home(const void *ctx, uint64_t j)
+{
+    const struct zc__pcm_set *s = ctx;
+    const struct zc__pcm_node *y = &s->nodes[s->table[j] - 1];
+
+    return zc__page_hash(y->file, y->page);
+}
+
+static void set_move(void *ctx, uint64_t to, uint64_t from)
+{
+    struct zc__pcm_set *s = ctx;
+
+    s->table[to] = s->table[from];
+}
+
+static void set_clear(void *ctx, uint64_t i)
+{
+    ((struct zc__pcm_set *)ctx)->table[i] = 0;
+}
+
+static const struct zc__lp_ops set_ops = {set_empty, set_home, set_move,
+                                          set_clear};
+
 void zc__pcm_set_remove(struct zc__pcm_set *s, uint32_t node)
 {
     const struct zc__pcm_node *x = &s->nodes[node];
-    uint64_t i = home(s, x->file, x->page), j;
+    uint64_t i = home(s, x->file, x->page);
 
     while (s->table[i] != node + 1)
         i = (i + 1) & s->mask;
-    /* Backward-shift deletion: move later members of the run back unless
-     * their home lies cyclically in (i, j]. */
-    for (j = i;;) {
-        uint64_t k;
-        j = (j + 1) & s->mask;
-        if (!s->table[j])
-            break;
-        {
-            const struct zc__pcm_node *y = &s->nodes[s->table[j] - 1];
-            k = home(s, y->file, y->page);
-        }
-        if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
-            s->table[i] = s->table[j];
-            i = j;
-        }
-    }
-    s->table[i] = 0;
+    zc__lp_delete(s, s->mask, i, &set_ops);
     s->nodes[node].next = s->free_node;
     s->free_node = node;
     s->used--;

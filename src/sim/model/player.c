@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "lptab.h"
 #include "player.h"
 #include "zcache_sim.h"
 
@@ -138,23 +139,36 @@ static struct shadow *shadow_find(zc_player *p, uint32_t pool,
     return NULL;
 }
 
+/* The shadow table's slots, for the one deletion rule (base/lptab.h). */
+static bool sh_empty(const void *ctx, uint64_t j)
+{
+    return !((const zc_player *)ctx)->sh[j].pool1;
+}
+
+static uint64_t sh_home(const void *ctx, uint64_t j)
+{
+    const zc_player *p = ctx;
+
+    return shadow_hash(p->sh[j].pool1 - 1, &p->sh[j].key, p->sh[j].index);
+}
+
+static void sh_move(void *ctx, uint64_t to, uint64_t from)
+{
+    zc_player *p = ctx;
+
+    p->sh[to] = p->sh[from];
+}
+
+static void sh_clear(void *ctx, uint64_t i)
+{
+    ((zc_player *)ctx)->sh[i].pool1 = 0;
+}
+
+static const struct zc__lp_ops sh_ops = {sh_empty, sh_home, sh_move, sh_clear};
+
 static void shadow_delete(zc_player *p, uint64_t i)
 {
-    uint64_t j = i;
-
-    for (;;) {
-        uint64_t k;
-        j = (j + 1) & p->sh_mask;
-        if (!p->sh[j].pool1)
-            break;
-        k = shadow_hash(p->sh[j].pool1 - 1, &p->sh[j].key, p->sh[j].index) &
-            p->sh_mask;
-        if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
-            p->sh[i] = p->sh[j];
-            i = j;
-        }
-    }
-    p->sh[i].pool1 = 0;
+    zc__lp_delete(p, p->sh_mask, i, &sh_ops);
     p->sh_used--;
 }
 

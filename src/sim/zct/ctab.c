@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "ctab.h"
+#include "lptab.h"
 #include "zcache.h"
 
 static int grow(struct zc__ctab *t)
@@ -45,29 +46,42 @@ int zc__ctab_insert(struct zc__ctab *t, const uint64_t h[2], uint64_t id)
     return 0;
 }
 
+/* The slots (id + 1, the hash kept), for the one deletion rule. */
+static bool slot_empty(const void *ctx, uint64_t j)
+{
+    return !((const struct zc__ctab *)ctx)->slot[j].id1;
+}
+
+static uint64_t slot_home(const void *ctx, uint64_t j)
+{
+    return ((const struct zc__ctab *)ctx)->slot[j].h[0];
+}
+
+static void slot_move(void *ctx, uint64_t to, uint64_t from)
+{
+    struct zc__ctab *t = ctx;
+
+    t->slot[to] = t->slot[from];
+}
+
+static void slot_clear(void *ctx, uint64_t i)
+{
+    ((struct zc__ctab *)ctx)->slot[i].id1 = 0;
+}
+
+static const struct zc__lp_ops slot_ops = {slot_empty, slot_home, slot_move,
+                                           slot_clear};
+
 void zc__ctab_remove(struct zc__ctab *t, const uint64_t h[2], uint64_t id)
 {
-    uint64_t i, j;
+    uint64_t i;
 
     if (!t->slot)
         return;
     for (i = h[0] & t->mask; t->slot[i].id1 != id + 1; i = (i + 1) & t->mask)
         if (!t->slot[i].id1)
             return;
-    /* Shift back each later entry of the run that may not stay after the
-     * hole (its home is not cyclically in (hole, j]). */
-    for (j = i;;) {
-        uint64_t k;
-        j = (j + 1) & t->mask;
-        if (!t->slot[j].id1)
-            break;
-        k = t->slot[j].h[0] & t->mask;
-        if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
-            t->slot[i] = t->slot[j];
-            i = j;
-        }
-    }
-    t->slot[i].id1 = 0;
+    zc__lp_delete(t, t->mask, i, &slot_ops);
     t->used--;
 }
 
