@@ -198,6 +198,8 @@ static void release_storage(zc_cache *c, uint32_t eid, enum drop_cause why)
 
 static void drop(zc_cache *c, uint32_t oid, uint32_t eid, enum drop_cause why)
 {
+    ZC_ASSERT(oid && eid && zc__obj(&c->idx, oid)->count > 0);
+    ZC_ASSERT(c->st.stored_pages > 0);
     release_storage(c, eid, why);
     zc__page_unlink(&c->idx, oid, eid);
     zc__entry_free(&c->idx, eid);
@@ -842,6 +844,10 @@ static void put_write(struct put *p)
     zc_cache *c = p->c;
     struct zc__entry *e = zc__ent(&c->idx.ents, p->eid);
 
+    /* an object fits its handle's frame(s): the header's 16-bit size */
+    ZC_ASSERT(p->same || p->raw || p->clen + ZC__OBJ_HDR <= c->obj_max);
+    ZC_ASSERT(p->same || p->raw || p->clen <= UINT16_MAX);
+
     e->index = (uint32_t)p->index;
     e->handle = p->handle;
     if (p->same) {
@@ -897,6 +903,9 @@ int zc_put_page_info(zc_cache *c, int pool, const zc_filekey *key,
         }
     }
     if (rc == PUT_DONE) {
+        ZC_ASSERT(p.oid && p.eid);
+        ZC_ASSERT(p.same || p.anchor != ZC__DD_NONE ||
+                  p.handle != ZC__HANDLE_SAME);
         zc__page_link(&c->idx, p.oid, p.eid);
         c->st.stored_pages++;
         c->st.stored_puts++;
@@ -905,6 +914,12 @@ int zc_put_page_info(zc_cache *c, int pool, const zc_filekey *key,
     }
     if (rc >= 0)
         c->st.puts++;
+    /* every page held went in by a stored put and is counted once */
+    ZC_ASSERT(c->st.stored_pages ==
+              c->st.stored_puts - c->st.invalidates - c->st.evictions -
+                  c->st.replaced - c->st.exclusive_drops);
+    ZC_ASSERT(c->st.compressions_rejected <= c->st.compressions);
+    ZC_ASSERT(c->arena.frames_used <= c->arena.max_frames);
     pthread_mutex_unlock(&c->lock);
     scratch_put(c, p.sc);
     if (info) {

@@ -182,8 +182,7 @@ static void unknown_key(const char *key, char *err, size_t errlen)
     size_t at;
 
     snprintf(err, errlen, "unknown key '%s' (keys:", key);
-    for (size_t i = 0; keys[i].name && i < sizeof(keys) / sizeof(keys[0]);
-         i++) {
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
         at = strlen(err);
         if (at + 1 >= errlen)
             break;

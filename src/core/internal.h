@@ -24,6 +24,18 @@
 
 #define ZC__UNUSED(x) ((void)(x))
 
+/* Internal assertions: the invariants zc_cache_check() walks, checked
+ * where they are made.  On in builds with ZC_DEBUG (CMake's Debug builds,
+ * the sanitizer build among them), where a broken one aborts with its
+ * place; compiled out otherwise, so a release library never exits on its
+ * own (it returns -ZC_ECORRUPT where it finds damage instead). */
+#ifdef ZC_DEBUG
+#include <assert.h>
+#define ZC_ASSERT(cond) assert(cond)
+#else
+#define ZC_ASSERT(cond) ((void)0)
+#endif
+
 /* ---- mem.c: every heap byte of a cache goes through here -------------- */
 
 struct zc__mem {
