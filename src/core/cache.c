@@ -296,7 +296,8 @@ static bool evict_one(zc_cache *c)
             with = c->mates;
             n = c->aops->mates(c->alloc, h, with, c->mates_max - 1);
         } else {
-            n = c->aops->buddies(c->alloc, h, with, 3);
+            n = c->aops->buddies ? c->aops->buddies(c->alloc, h, with, 3)
+                                 : 0;
         }
     }
     /* Handles to entries first: dropping one may compact the others. */

@@ -91,6 +91,19 @@ static inline uint8_t *zc__arena_frame(const struct zc__arena *a,
            ((size_t)(frame % ZC__CHUNK_FRAMES) << a->page_shift);
 }
 
+/* Whether frame is one the arena has handed out (and not taken back):
+ * the arena's own answer, for the checkers of allocators and stats. */
+static inline bool zc__arena_frame_in_use(const struct zc__arena *a,
+                                          uint32_t frame)
+{
+    uint32_t slot = frame / ZC__CHUNK_FRAMES;
+    unsigned bit = frame % ZC__CHUNK_FRAMES;
+
+    return slot < a->nchunks && a->chunks[slot].base &&
+           bit < a->chunks[slot].nframes &&
+           !(a->chunks[slot].free_mask >> bit & 1);
+}
+
 /* ---- back-end ops tables --------------------------------------------- */
 
 struct zc__compressor_ops {
@@ -134,7 +147,8 @@ struct zc__allocator_ops {
      * object straddles frames, into bounce after copying. */
     const void *(*map)(void *a, uint32_t handle, size_t len, void *bounce);
     void (*write)(void *a, uint32_t handle, const void *src, size_t len);
-    /* Objects that must go with this one for its frame to become free. */
+    /* Objects that must go with this one for its frame to become free;
+     * NULL for an allocator that never evicts for a frame's sake. */
     unsigned (*buddies)(void *a, uint32_t handle, uint32_t *out, unsigned max);
     /* Every other object with bytes in a frame that this one occupies (a
      * frame-LRU policy evicts and refreshes them together).  At most max

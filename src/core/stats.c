@@ -120,8 +120,7 @@ static int check_sharers(const zc_cache *c, uint32_t id, struct tally *t)
         return -ZC_ECORRUPT;
     if (h & ZC__HANDLE_RAW) {
         uint32_t f = h & ~ZC__HANDLE_RAW;
-        if (f / ZC__CHUNK_FRAMES >= c->arena.nchunks ||
-            !c->arena.chunks[f / ZC__CHUNK_FRAMES].base)
+        if (!zc__arena_frame_in_use(&c->arena, f))
             return -ZC_ECORRUPT;
         p = zc__arena_frame(&c->arena, f);
         len = c->cfg.page_size;
@@ -183,12 +182,8 @@ static int check_object(const zc_cache *c, uint32_t oid, int pool,
                 if (rc)
                     return rc;
             } else if (e->handle & ZC__HANDLE_RAW) {
-                uint32_t f = e->handle & ~ZC__HANDLE_RAW;
-                const struct zc__chunk *ch;
-                if (f / ZC__CHUNK_FRAMES >= c->arena.nchunks)
-                    return -ZC_ECORRUPT;
-                ch = &c->arena.chunks[f / ZC__CHUNK_FRAMES];
-                if (!ch->base || (ch->free_mask >> (f % ZC__CHUNK_FRAMES)) & 1)
+                if (!zc__arena_frame_in_use(&c->arena,
+                                            e->handle & ~ZC__HANDLE_RAW))
                     return -ZC_ECORRUPT;
                 t->raw++;
                 t->compr += c->cfg.page_size;

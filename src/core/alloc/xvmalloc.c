@@ -31,7 +31,7 @@
  * Freeing merges the block with a free next and a free previous block, so
  * two free blocks are never neighbours; a frame whose one block is free
  * goes back to the arena at once.  Nothing moves, and there is no
- * whole-frame eviction: buddies() is empty, mates() the frame's other
+ * whole-frame eviction: no buddies(), mates() the frame's other
  * allocated blocks.
  *
  * The frames held are marked in a bitmap by frame id (xvmalloc keeps no
@@ -418,16 +418,6 @@ static void xv_write(void *p, uint32_t handle, const void *src, size_t len)
     memcpy(payload(p, handle), src, len);
 }
 
-static unsigned xv_buddies(void *p, uint32_t handle, uint32_t *out,
-                           unsigned max)
-{
-    ZC__UNUSED(p);
-    ZC__UNUSED(handle);
-    ZC__UNUSED(out);
-    ZC__UNUSED(max);
-    return 0;
-}
-
 /* The other allocated blocks of the frame, in address order. */
 static unsigned xv_mates(void *p, uint32_t handle, uint32_t *out, unsigned max)
 {
@@ -447,16 +437,6 @@ static unsigned xv_mates(void *p, uint32_t handle, uint32_t *out, unsigned max)
 
 /* ---- check ------------------------------------------------------------ */
 
-static int frame_in_use(const struct zc__arena *a, uint32_t frame)
-{
-    uint32_t slot = frame / ZC__CHUNK_FRAMES;
-    unsigned bit = frame % ZC__CHUNK_FRAMES;
-
-    return slot < a->nchunks && a->chunks[slot].base &&
-           bit < a->chunks[slot].nframes &&
-           !(a->chunks[slot].free_mask >> bit & 1);
-}
-
 /* Walk a held frame's blocks: they tile it and agree with each other. */
 static int check_frame(const struct xv *x, uint32_t frame, uint64_t *used,
                        uint64_t *nfree)
@@ -464,7 +444,7 @@ static int check_frame(const struct xv *x, uint32_t frame, uint64_t *used,
     size_t off = 0, prev = 0;
     unsigned prev_free = 0, any_used = 0;
 
-    if (!frame_in_use(x->arena, frame))
+    if (!zc__arena_frame_in_use(x->arena, frame))
         return -ZC_ECORRUPT;
     while (off < x->page) {
         const uint8_t *b = blk(x, frame, off);
@@ -558,7 +538,6 @@ const struct zc__allocator_ops zc__allocator_xvmalloc = {
     .free = xv_free,
     .map = xv_map,
     .write = xv_write,
-    .buddies = xv_buddies,
     .mates = xv_mates,
     .check = xv_check,
 };

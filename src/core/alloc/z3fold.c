@@ -309,17 +309,6 @@ static unsigned z3_buddies(void *p, uint32_t handle, uint32_t *out,
     return n;
 }
 
-/* The frame is one the arena has handed out. */
-static int frame_in_use(const struct zc__arena *a, uint32_t frame)
-{
-    uint32_t slot = frame / ZC__CHUNK_FRAMES;
-    unsigned bit = frame % ZC__CHUNK_FRAMES;
-
-    return slot < a->nchunks && a->chunks[slot].base &&
-           bit < a->chunks[slot].nframes &&
-           !(a->chunks[slot].free_mask >> bit & 1);
-}
-
 static int check_frame(const struct z3 *z, const struct z3_hdr *h)
 {
     unsigned n = nobj(h);
@@ -344,7 +333,7 @@ static int walk_list(const struct z3 *z, uint32_t head, int full,
 {
     for (uint32_t f = head, prev = 0; f; prev = f, f = hdr_of(z, f - 1)->next) {
         const struct z3_hdr *h;
-        if (!frame_in_use(z->arena, f - 1) || ++*frames > z->frames)
+        if (!zc__arena_frame_in_use(z->arena, f - 1) || ++*frames > z->frames)
             return -ZC_ECORRUPT;
         h = hdr_of(z, f - 1);
         if (h->prev != prev || check_frame(z, h))

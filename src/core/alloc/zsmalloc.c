@@ -30,7 +30,7 @@
  * relocate hook so the owner can update its handle.  Partly used spans
  * therefore never waste more than one span per class.
  *
- * Nothing is evicted for a frame's sake, so buddies() is empty; mates()
+ * Nothing is evicted for a frame's sake, so it has no buddies(); mates()
  * names the in-use slots of the span that reach into a frame this object's
  * slot reaches into (a slot straddles at most two).
  *
@@ -559,15 +559,6 @@ static void zs_free(void *p, uint32_t h)
         compact(z, c);
 }
 
-static unsigned zs_buddies(void *p, uint32_t h, uint32_t *out, unsigned max)
-{
-    ZC__UNUSED(p);
-    ZC__UNUSED(h);
-    ZC__UNUSED(out);
-    ZC__UNUSED(max);
-    return 0;
-}
-
 /* The objects whose slots reach into a frame that h's slot reaches into:
  * the slots from the one holding the first frame's first byte to the one
  * holding the last frame's last byte, less h, the slots never used (from
@@ -681,7 +672,6 @@ const struct zc__allocator_ops zc__allocator_zsmalloc = {
     .free = zs_free,
     .map = zs_map,
     .write = zs_write,
-    .buddies = zs_buddies,
     .mates = zs_mates,
     .check = zs_check,
 };
