@@ -8,14 +8,16 @@
  * fixed memory M is split: the zcache gets S% of it (its capacity) and
  * the page cache the rest, S = 0 being the baseline without a zcache.
  *
- * Work is done once where it can be: the op stream of each page-cache size
- * is derived once (DESIGN.md: it does not depend on the zcache) and saved
- * to a temporary .zct, then every configuration plays it in a worker
- * thread of its own (--jobs, default: the cores).  So each row is exactly
- * what `zcache-replay --page-cache P --zcache SPEC` gives for the same
- * trace (tests/sweep_matches_replay.sh checks it).  The page-cache hits of
- * every size also come from one pass of the exact LRU curve (zc_mrc) and
- * are checked against the replays.
+ * Work is done once where it can be: for each page-cache size the model
+ * runs once (its op stream does not depend on the zcache), and its ops go
+ * out in batches that every worker thread (--jobs, default: the cores)
+ * plays into its share of the configurations, in lockstep (see "lockstep"
+ * below); each distinct page content of a batch is compressed once per
+ * compressor into a shared memo.  So each row is exactly what
+ * `zcache-replay --page-cache P --zcache SPEC` gives for the same trace
+ * (tests/sweep_matches_replay.sh checks it).  The page-cache hits of every
+ * size also come from one pass of the exact LRU curve (zc_mrc) and are
+ * checked against the model's.  Adaptive rows run apart, a replay each.
  *
  * A .zct given as the trace is played as it is (its page cache is fixed).
  * Output: an aligned table (the memory-split mode marks the share with the
