@@ -193,28 +193,6 @@ typedef struct zc_config {
                                     other caches (zc_memo_create()) */
 } zc_config;
 
-/**
- * A compression memo: caches that share one (a sweep's configurations of
- * the same trace) compress each distinct page content once.  A cache with
- * a memo stores exactly what it would without one; its compress_ns counts
- * the time the compression took when it was done.  Thread-safe; it must
- * outlive the caches using it.  It takes no new contents once it holds
- * max_bytes (pages and compressed forms).  Returns 0; -ZC_EINVAL;
- * -ZC_ENOMEM.
- */
-typedef struct zc_memo zc_memo;
-ZC_API int zc_memo_create(size_t max_bytes, zc_memo **out);
-
-/** Forget every content (e.g. once all caches have put a batch of pages).
- *  No cache may be using the memo during the call. */
-ZC_API void zc_memo_clear(zc_memo *m);
-
-/** Bytes held by the memo. */
-ZC_API size_t zc_memo_bytes(const zc_memo *m);
-
-/** Destroy; NULL is fine.  No cache may use it any more. */
-ZC_API void zc_memo_destroy(zc_memo *m);
-
 /** The largest capacity_bytes (15 GiB): an arena object is named by 31 bits
  *  of 8-byte units, with room left for the arena's chunk rounding. */
 #define ZC_CAPACITY_MAX ((size_t)15 << 30)
@@ -305,13 +283,6 @@ ZC_API int zc_cache_create(const zc_config *cfg, zc_cache **out);
  *  the cache may be running or follow. */
 ZC_API void zc_cache_destroy(zc_cache *c);
 
-/** Compress page as cache c would (its compressor and page size) into the
- *  memo, so that later puts of it by caches sharing the memo find it:
- *  lets a sweep compress a batch of pages in parallel, once each.  Pages
- *  that c would store as same-filled are skipped.  Thread-safe.  Returns
- *  0; -ZC_EINVAL; -ZC_ENOMEM. */
-ZC_API int zc_memo_prepare(zc_memo *m, zc_cache *c, const void *page);
-
 /**
  * Create a private pool (one per mounted file system).  page_size must be
  * the cache's.  Returns the pool id (>= 0); -ZC_EINVAL; -ZC_ENOMEM;
@@ -356,6 +327,85 @@ ZC_API int zc_put_page(zc_cache *c, int pool, const zc_filekey *key,
 ZC_API int zc_put_page_flags(zc_cache *c, int pool, const zc_filekey *key,
                              uint64_t index, const void *page, unsigned flags);
 
+/**
+ * Look up a page and copy it into page[page_size].
+ *
+ * Returns 0 on a hit (on a private pool with exclusive_gets the copy is
+ * removed); -ZC_ENOENT on a miss (page untouched); -ZC_EINVAL;
+ * -ZC_ECORRUPT if the stored copy failed to decompress (a library bug: the
+ * copy is dropped and the page must not be used).  Never
+ * returns data older than the last put of the key or data of an
+ * invalidated page, inode or pool.
+ */
+ZC_API int zc_get_page(zc_cache *c, int pool, const zc_filekey *key,
+                       uint64_t index, void *page);
+
+/** Drop the copy of one page, if any.  Returns 0 (also if there was none);
+ *  -ZC_EINVAL. */
+ZC_API int zc_invalidate_page(zc_cache *c, int pool, const zc_filekey *key,
+                              uint64_t index);
+
+/** Drop every page of one file.  Costs what it drops.  Returns 0;
+ *  -ZC_EINVAL. */
+ZC_API int zc_invalidate_inode(zc_cache *c, int pool, const zc_filekey *key);
+
+/** Drop every page of a pool and free the pool id (it may be handed out
+ *  again by a later init).  Returns 0; -ZC_EINVAL. */
+ZC_API int zc_invalidate_fs(zc_cache *c, int pool);
+
+/**
+ * Change the capacity (the arena's byte budget) of a live cache, e.g. to
+ * move memory between the page cache and the zcache.  Growing takes effect
+ * at once.  Shrinking evicts pages by the policy (counted in evictions and
+ * resize_evictions) until the frames in use fit the new budget; frames
+ * that the arena obtained in chunks and that still hold pages may keep its
+ * arena_bytes above the budget until they empty, but no frame is handed
+ * out while frames in use are at the budget.  Thread-safe.  Returns 0;
+ * -ZC_EINVAL (NULL, or above ZC_CAPACITY_MAX).
+ */
+ZC_API int zc_set_capacity(zc_cache *c, size_t capacity_bytes);
+
+/* ------------------------------------------------------------------------
+ * Simulator hooks
+ *
+ * What a simulator of the cache needs beyond the cleancache calls: a
+ * shared compression memo for many caches of one trace, a put that says
+ * what it found, an estimate that stores nothing, a probe without side
+ * effects.  The simulation layer (zcache_sim.h) and its tools use them.
+ * They are kept working and tested like the rest, but they follow the
+ * simulator's needs: a minor version may change them (ZC_VERSION_NUMBER
+ * tells which), while the calls above are the stable API.
+ * ------------------------------------------------------------------------ */
+
+/**
+ * A compression memo: caches that share one (a sweep's configurations of
+ * the same trace) compress each distinct page content once.  A cache with
+ * a memo stores exactly what it would without one; its compress_ns counts
+ * the time the compression took when it was done.  Thread-safe; it must
+ * outlive the caches using it.  It takes no new contents once it holds
+ * max_bytes (pages and compressed forms).  Returns 0; -ZC_EINVAL;
+ * -ZC_ENOMEM.
+ */
+typedef struct zc_memo zc_memo;
+ZC_API int zc_memo_create(size_t max_bytes, zc_memo **out);
+
+/** Forget every content (e.g. once all caches have put a batch of pages).
+ *  No cache may be using the memo during the call. */
+ZC_API void zc_memo_clear(zc_memo *m);
+
+/** Bytes held by the memo. */
+ZC_API size_t zc_memo_bytes(const zc_memo *m);
+
+/** Destroy; NULL is fine.  No cache may use it any more. */
+ZC_API void zc_memo_destroy(zc_memo *m);
+
+/** Compress page as cache c would (its compressor and page size) into the
+ *  memo, so that later puts of it by caches sharing the memo find it:
+ *  lets a sweep compress a batch of pages in parallel, once each.  Pages
+ *  that c would store as same-filled are skipped.  Thread-safe.  Returns
+ *  0; -ZC_EINVAL; -ZC_ENOMEM. */
+ZC_API int zc_memo_prepare(zc_memo *m, zc_cache *c, const void *page);
+
 /** What a put or an estimate found, for callers that model the cache
  *  (an adaptive controller). */
 typedef struct zc_put_info {
@@ -382,49 +432,11 @@ ZC_API int zc_put_page_info(zc_cache *c, int pool, const zc_filekey *key,
  */
 ZC_API int zc_estimate_page(zc_cache *c, const void *page, zc_put_info *info);
 
-/**
- * Look up a page and copy it into page[page_size].
- *
- * Returns 0 on a hit (on a private pool with exclusive_gets the copy is
- * removed); -ZC_ENOENT on a miss (page untouched); -ZC_EINVAL;
- * -ZC_ECORRUPT if the stored copy failed to decompress (a library bug: the
- * copy is dropped and the page must not be used).  Never
- * returns data older than the last put of the key or data of an
- * invalidated page, inode or pool.
- */
-ZC_API int zc_get_page(zc_cache *c, int pool, const zc_filekey *key,
-                       uint64_t index, void *page);
-
 /** Whether the cache holds a copy of the page: 1 yes, 0 no, -ZC_EINVAL.
  *  No side effects: no policy refresh, no counters.  (A trace replay uses
  *  it to tell whether a write found a copy it is about to invalidate.) */
 ZC_API int zc_probe_page(zc_cache *c, int pool, const zc_filekey *key,
                          uint64_t index);
-
-/** Drop the copy of one page, if any.  Returns 0 (also if there was none);
- *  -ZC_EINVAL. */
-ZC_API int zc_invalidate_page(zc_cache *c, int pool, const zc_filekey *key,
-                              uint64_t index);
-
-/** Drop every page of one file.  Costs what it drops.  Returns 0;
- *  -ZC_EINVAL. */
-ZC_API int zc_invalidate_inode(zc_cache *c, int pool, const zc_filekey *key);
-
-/** Drop every page of a pool and free the pool id (it may be handed out
- *  again by a later init).  Returns 0; -ZC_EINVAL. */
-ZC_API int zc_invalidate_fs(zc_cache *c, int pool);
-
-/**
- * Change the capacity (the arena's byte budget) of a live cache, e.g. to
- * move memory between the page cache and the zcache.  Growing takes effect
- * at once.  Shrinking evicts pages by the policy (counted in evictions and
- * resize_evictions) until the frames in use fit the new budget; frames
- * that the arena obtained in chunks and that still hold pages may keep its
- * arena_bytes above the budget until they empty, but no frame is handed
- * out while frames in use are at the budget.  Thread-safe.  Returns 0;
- * -ZC_EINVAL (NULL, or above ZC_CAPACITY_MAX).
- */
-ZC_API int zc_set_capacity(zc_cache *c, size_t capacity_bytes);
 
 /* ------------------------------------------------------------------------
  * Statistics
