@@ -852,8 +852,8 @@ static void put_write(struct put *p)
     e->index = (uint32_t)p->index;
     e->handle = p->handle;
     if (p->same) {
-        e->prev = (uint32_t)p->word;
-        e->next = (uint32_t)(p->word >> 32);
+        e->fill_lo = (uint32_t)p->word;
+        e->fill_hi = (uint32_t)(p->word >> 32);
         c->st.same_filled_pages++;
     } else if (p->raw) {
         memcpy(zc__arena_frame(&c->arena, p->handle & ~ZC__HANDLE_RAW), p->page,
@@ -996,7 +996,7 @@ int zc_get_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
     h = e->handle;
     t0 = zc__now_ns();
     if (h == ZC__HANDLE_SAME) {
-        fill_words(page, c->cfg.page_size, (uint64_t)e->next << 32 | e->prev);
+        fill_words(page, c->cfg.page_size, (uint64_t)e->fill_hi << 32 | e->fill_lo);
     } else if (h & ZC__HANDLE_RAW) {
         memcpy(page, zc__arena_frame(&c->arena, h & ~ZC__HANDLE_RAW),
                c->cfg.page_size);

@@ -38,9 +38,24 @@ struct zc__entry {
     uint32_t index;  /* page index in the file, low 32 bits */
     uint32_t hnext;  /* next in the object's chain, or ZC__END | object */
     uint32_t handle; /* allocator handle, ZC__HANDLE_RAW | frame, or SAME */
-    uint32_t prev;   /* policy links; for same-filled pages the fill word */
-    uint32_t next;
+    /* Two words whose meaning is the entry's kind and the policy's: */
+    union {
+        struct {              /* lru, fifo, frame_lru, clock: the list, */
+            uint32_t prev;    /* through entry ids (clock keeps its */
+            uint32_t next;    /* referenced bit in prev's bit 31) */
+        };
+        struct {              /* gdsf: */
+            uint32_t heap_at; /* the entry's slot in the heap */
+            uint32_t weight;  /* bytes (low bits) and frequency */
+        };
+        struct {              /* a same-filled page (no policy, no */
+            uint32_t fill_lo; /* storage): the word it repeats */
+            uint32_t fill_hi;
+        };
+    };
 };
+
+_Static_assert(sizeof(struct zc__entry) == 20, "an index entry is 20 bytes");
 
 struct zc__entries {
     struct zc__entry **chunk;

@@ -17,9 +17,9 @@
  * page outranks a small one that has sat unused while L passed it.
  *
  * Layout: a binary min-heap of (H, entry id) in an array grown through the
- * cache's heap hook; an entry's prev field holds its heap position and its
- * next field its bytes (low 17 bits) and freq (the rest, saturating).
- * Invariants: heap[i].id's prev == i; each H is at least its parent's.
+ * cache's heap hook; an entry's heap_at holds its heap position and its
+ * weight its bytes (low 17 bits) and freq (the rest, saturating).
+ * Invariants: heap[i].id's heap_at == i; each H is at least its parent's.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -66,7 +66,7 @@ static void gdsf_destroy(void *st)
 static inline void place(struct gdsf *g, uint32_t i, struct slot s)
 {
     g->heap[i] = s;
-    zc__ent(g->ents, s.id)->prev = i;
+    zc__ent(g->ents, s.id)->heap_at = i;
 }
 
 static void sift_up(struct gdsf *g, uint32_t i)
@@ -121,8 +121,8 @@ static int gdsf_insert(void *st, uint32_t id, uint32_t bytes)
         g->heap = h;
         g->cap = cap;
     }
-    e->next = (bytes > BYTES_MASK ? BYTES_MASK : bytes) | 1u << BYTES_BITS;
-    g->heap[g->n].h = priority(g, e->next);
+    e->weight = (bytes > BYTES_MASK ? BYTES_MASK : bytes) | 1u << BYTES_BITS;
+    g->heap[g->n].h = priority(g, e->weight);
     g->heap[g->n].id = id;
     g->n++;
     sift_up(g, g->n - 1);
@@ -133,11 +133,11 @@ static void gdsf_touch(void *st, uint32_t id)
 {
     struct gdsf *g = st;
     struct zc__entry *e = zc__ent(g->ents, id);
-    uint32_t i = e->prev;
+    uint32_t i = e->heap_at;
 
-    if ((e->next >> BYTES_BITS) < FREQ_MAX)
-        e->next += 1u << BYTES_BITS;
-    g->heap[i].h = priority(g, e->next);
+    if ((e->weight >> BYTES_BITS) < FREQ_MAX)
+        e->weight += 1u << BYTES_BITS;
+    g->heap[i].h = priority(g, e->weight);
     sift_down(g, i); /* H only grows: L never falls, freq never falls */
 }
 
@@ -145,7 +145,7 @@ static void gdsf_remove(void *st, uint32_t id)
 {
     struct gdsf *g = st;
     struct zc__entry *e = zc__ent(g->ents, id);
-    uint32_t i = e->prev;
+    uint32_t i = e->heap_at;
     double old = g->heap[i].h;
 
     if (id == g->victim) {
@@ -160,7 +160,7 @@ static void gdsf_remove(void *st, uint32_t id)
         else
             sift_down(g, i);
     }
-    e->prev = e->next = 0;
+    e->heap_at = e->weight = 0;
 }
 
 static uint32_t gdsf_victim(void *st)
@@ -176,7 +176,7 @@ static uint64_t gdsf_count(const void *st)
     const struct gdsf *g = st;
 
     for (uint32_t i = 0; i < g->n; i++) {
-        if (zc__ent(g->ents, g->heap[i].id)->prev != i ||
+        if (zc__ent(g->ents, g->heap[i].id)->heap_at != i ||
             (i && g->heap[(i - 1) / 2].h > g->heap[i].h) || g->heap[i].h < g->L)
             return UINT64_MAX;
     }
