@@ -1,6 +1,8 @@
 /*
- * base/hash.h - a 128-bit hash of page contents, for deduplicating the
- * contents of an op stream and for checking gets against puts.
+ * base/hash.h - the hashes both layers use: a 128-bit hash of page
+ * contents (deduplicating an op stream's contents, checking gets against
+ * puts), the 64-bit finaliser (the core's memo ends its sampled hash with
+ * it), and the page-key hash of the simulation's tables.
  *
  * Not cryptographic: two 64-bit multiply-rotate lanes over the page's
  * 64-bit words (different constants and mixing), each finished with the
@@ -10,8 +12,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#ifndef ZC_TRACE_HASH_H
-#define ZC_TRACE_HASH_H
+#ifndef ZC_BASE_HASH_H
+#define ZC_BASE_HASH_H
 
 #include <stdint.h>
 #include <string.h>
@@ -29,6 +31,15 @@ static inline uint64_t zc__fmix64(uint64_t h)
 static inline uint64_t zc__rotl64(uint64_t x, int r)
 {
     return (x << r) | (x >> (64 - r));
+}
+
+/* The hash of a page key (file number, page index), for the simulation's
+ * open-addressing tables (one multiply: the tables' probes need spread,
+ * not strength). */
+static inline uint64_t zc__page_hash(uint32_t file, uint64_t page)
+{
+    uint64_t h = (page ^ ((uint64_t)file << 40) ^ file) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
 }
 
 /* len must be a multiple of 8 (page sizes are). */

@@ -25,15 +25,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hash.h" /* zc__page_hash */
 #include "zcache.h"
 
-/* The hash of a page key (file number, page index), for the models'
- * open-addressing tables. */
-static inline uint64_t zc__page_hash(uint32_t file, uint64_t page)
-{
-    uint64_t h = (page ^ ((uint64_t)file << 40) ^ file) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 29);
-}
 
 struct zc__file {
     uint64_t ino; /* 0: the block device dev itself */
