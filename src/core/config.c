@@ -19,6 +19,7 @@
 #include <strings.h>
 
 #include "internal.h"
+#include "kv.h"
 
 zc_config zc_config_default(void)
 {
@@ -123,18 +124,6 @@ static int parse_bool(const char *s, bool *out)
         }
     }
     return -1;
-}
-
-static void trim(char **s)
-{
-    char *b = *s, *e;
-
-    while (isspace((unsigned char)*b))
-        b++;
-    e = b + strlen(b);
-    while (e > b && isspace((unsigned char)e[-1]))
-        *--e = '\0';
-    *s = b;
 }
 
 /* The keys of a spec, in the order zc_config_format() writes them, with
@@ -296,14 +285,29 @@ unknown_backend:
     return -1;
 }
 
+/* One key=value of a spec (base/kv.h reads the spec). */
+struct apply_ctx {
+    zc_config *cfg;
+    bool named_compressor, named_level;
+};
+
+static int apply_item(void *ctx, char *key, char *val, char *err,
+                      size_t errlen)
+{
+    struct apply_ctx *x = ctx;
+
+    return apply(x->cfg, key, val, err, errlen, &x->named_compressor,
+                 &x->named_level)
+               ? -ZC_EINVAL
+               : 0;
+}
+
 int zc_config_parse_error(zc_config *cfg, const char *spec, char *err,
                           size_t errlen)
 {
     char dummy[1];
-    char *copy, *item, *save = NULL;
-    size_t len;
-    int rc = 0;
-    bool named_compressor = false, named_level = false;
+    struct apply_ctx x = {cfg, false, false};
+    int rc;
 
     if (!err || !errlen) {
         err = dummy;
@@ -314,48 +318,10 @@ int zc_config_parse_error(zc_config *cfg, const char *spec, char *err,
         snprintf(err, errlen, "NULL argument");
         return -ZC_EINVAL;
     }
-    len = strlen(spec);
-    /* A private copy: strtok_r cuts it.  Plain malloc: the configuration
-     * has no mem hook of its own yet, and nothing outlives this call. */
-    copy = malloc(len + 1);
-    if (!copy) {
-        snprintf(err, errlen, "out of memory");
-        return -ZC_ENOMEM;
-    }
-    memcpy(copy, spec, len + 1);
-    for (item = strtok_r(copy, ",", &save); item;
-         item = strtok_r(NULL, ",", &save)) {
-        char *eq, *key, *val;
-
-        trim(&item);
-        if (!*item)
-            continue;
-        eq = strchr(item, '=');
-        if (!eq) {
-            snprintf(err, errlen, "'%s': want key=value", item);
-            rc = -ZC_EINVAL;
-            break;
-        }
-        *eq = '\0';
-        key = item;
-        val = eq + 1;
-        trim(&key);
-        trim(&val);
-        if (!*val) {
-            snprintf(err, errlen, "%s: empty value", key);
-            rc = -ZC_EINVAL;
-            break;
-        }
-        if (apply(cfg, key, val, err, errlen, &named_compressor,
-                  &named_level)) {
-            rc = -ZC_EINVAL;
-            break;
-        }
-    }
-    free(copy);
+    rc = zc__kv_each(spec, apply_item, &x, err, errlen);
     /* A level belongs to its compressor: a spec that names a compressor
      * and no level means that compressor's default. */
-    if (!rc && named_compressor && !named_level)
+    if (!rc && x.named_compressor && !x.named_level)
         cfg->level = 0;
     if (!rc && cfg->level && cfg->compressor) {
         /* Checked last: the spec may name the compressor after the level. */

@@ -70,6 +70,7 @@
 
 #include "adapt.h"
 #include "fenwick.h"
+#include "kv.h"
 #include "lptab.h"
 #include "files.h"
 
@@ -752,91 +753,79 @@ const char *zc_adapt_key_doc(size_t i)
     return i < NAKEYS ? akeys[i].doc : NULL;
 }
 
+/* One key=value of an options spec (base/kv.h reads the spec). */
+static int adapt_item(void *ctx, char *item, char *v, char *err,
+                      size_t errlen)
+{
+    zc_adapt_options *opt = ctx;
+    uint64_t x = 0;
+    int bad = 0;
+
+    if (!strcmp(item, "memory")) {
+        bad =
+            zc_parse_size(v, &opt->memory_bytes) < 0 || !opt->memory_bytes;
+    } else if (!strcmp(item, "disk")) {
+        bad = parse_time(v, true, &opt->disk_ns);
+    } else if (!strcmp(item, "put")) {
+        bad = parse_time(v, false, &opt->put_ns);
+    } else if (!strcmp(item, "get")) {
+        bad = parse_time(v, false, &opt->get_ns);
+    } else if (!strcmp(item, "steps")) {
+        bad = parse_uint(v, MAX_STEPS, &x) || !x;
+        opt->steps = (unsigned)x;
+    } else if (!strcmp(item, "epoch")) {
+        bad = parse_uint(v, UINT64_MAX, &opt->epoch) || !opt->epoch;
+    } else if (!strcmp(item, "decay")) {
+        bad = parse_uint(v, 100, &x) || !x;
+        opt->decay_percent = (unsigned)x;
+    } else if (!strcmp(item, "probe")) {
+        bad = parse_uint(v, 1u << 30, &x) || !x;
+        opt->probe_every = (unsigned)x;
+    } else if (!strcmp(item, "start")) {
+        bad = parse_uint(v, 100, &x);
+        opt->start_percent = (unsigned)x;
+    } else if (!strcmp(item, "ghosts")) {
+        bad = parse_uint(v, 1024, &x) || !x;
+        opt->ghost_factor = (unsigned)x;
+    } else {
+        if (err) {
+            size_t at;
+            snprintf(err, errlen, "unknown key '%s' (", item);
+            for (size_t i = 0; i < NAKEYS; i++) {
+                at = strlen(err);
+                if (at + 1 < errlen)
+                    snprintf(err + at, errlen - at, "%s%s", i ? ", " : "",
+                             akeys[i].name);
+            }
+            at = strlen(err);
+            if (at + 1 < errlen)
+                snprintf(err + at, errlen - at, ")");
+        }
+        return -ZC_EINVAL;
+    }
+    if (bad) {
+        const char *want = "a valid value";
+        for (size_t i = 0; i < NAKEYS; i++)
+            if (!strcmp(item, akeys[i].name))
+                want = akeys[i].want;
+        if (err)
+            snprintf(err, errlen, "%s=%s: want %s", item, v, want);
+        return -ZC_EINVAL;
+    }
+    return 0;
+}
+
 int zc_adapt_options_parse(zc_adapt_options *opt, const char *spec, char *err,
                            size_t errlen)
 {
-    char item[128];
-    const char *p = spec;
+    char dummy[1];
 
-    if (err && errlen)
-        err[0] = '\0';
+    if (!err || !errlen) {
+        err = dummy;
+        errlen = sizeof(dummy);
+    }
+    err[0] = '\0';
     if (!opt || !spec)
         return -ZC_EINVAL;
-    while (*p) {
-        size_t n = strcspn(p, ",");
-        char *eq, *v;
-        uint64_t x = 0;
-        int bad = 0;
-
-        if (n >= sizeof(item)) {
-            if (err)
-                snprintf(err, errlen, "'%.20s...': item too long", p);
-            return -ZC_EINVAL;
-        }
-        memcpy(item, p, n);
-        item[n] = '\0';
-        p += n + (p[n] == ',');
-        if (!n)
-            continue;
-        eq = strchr(item, '=');
-        if (!eq) {
-            if (err)
-                snprintf(err, errlen, "'%s': want KEY=VALUE", item);
-            return -ZC_EINVAL;
-        }
-        *eq = '\0';
-        v = eq + 1;
-        if (!strcmp(item, "memory")) {
-            bad =
-                zc_parse_size(v, &opt->memory_bytes) < 0 || !opt->memory_bytes;
-        } else if (!strcmp(item, "disk")) {
-            bad = parse_time(v, true, &opt->disk_ns);
-        } else if (!strcmp(item, "put")) {
-            bad = parse_time(v, false, &opt->put_ns);
-        } else if (!strcmp(item, "get")) {
-            bad = parse_time(v, false, &opt->get_ns);
-        } else if (!strcmp(item, "steps")) {
-            bad = parse_uint(v, MAX_STEPS, &x) || !x;
-            opt->steps = (unsigned)x;
-        } else if (!strcmp(item, "epoch")) {
-            bad = parse_uint(v, UINT64_MAX, &opt->epoch) || !opt->epoch;
-        } else if (!strcmp(item, "decay")) {
-            bad = parse_uint(v, 100, &x) || !x;
-            opt->decay_percent = (unsigned)x;
-        } else if (!strcmp(item, "probe")) {
-            bad = parse_uint(v, 1u << 30, &x) || !x;
-            opt->probe_every = (unsigned)x;
-        } else if (!strcmp(item, "start")) {
-            bad = parse_uint(v, 100, &x);
-            opt->start_percent = (unsigned)x;
-        } else if (!strcmp(item, "ghosts")) {
-            bad = parse_uint(v, 1024, &x) || !x;
-            opt->ghost_factor = (unsigned)x;
-        } else {
-            if (err) {
-                size_t at;
-                snprintf(err, errlen, "unknown key '%s' (", item);
-                for (size_t i = 0; i < NAKEYS; i++) {
-                    at = strlen(err);
-                    if (at + 1 < errlen)
-                        snprintf(err + at, errlen - at, "%s%s", i ? ", " : "",
-                                 akeys[i].name);
-                }
-                at = strlen(err);
-                if (at + 1 < errlen)
-                    snprintf(err + at, errlen - at, ")");
-            }
-            return -ZC_EINVAL;
-        }
-        if (bad) {
-            const char *want = "a valid value";
-            for (size_t i = 0; i < NAKEYS; i++)
-                if (!strcmp(item, akeys[i].name))
-                    want = akeys[i].want;
-            if (err)
-                snprintf(err, errlen, "%s=%s: want %s", item, v, want);
-            return -ZC_EINVAL;
-        }
-    }
-    return 0;
+    return zc__kv_each(spec, adapt_item, opt, err, errlen);
 }
