@@ -406,6 +406,11 @@ ZC_API void zc_memo_destroy(zc_memo *m);
  *  0; -ZC_EINVAL; -ZC_ENOMEM. */
 ZC_API int zc_memo_prepare(zc_memo *m, zc_cache *c, const void *page);
 
+/** Whether a page zc_memo_prepare() compressed for cache a also serves
+ *  cache b's puts (same compressor, level, page size and same-filled
+ *  rule), so that a caller preparing for many caches prepares once. */
+ZC_API bool zc_memo_shared(const zc_cache *a, const zc_cache *b);
+
 /** What a put or an estimate found, for callers that model the cache
  *  (an adaptive controller). */
 typedef struct zc_put_info {

@@ -534,6 +534,71 @@ ZC_API int zc_player_stats_get(const zc_player *p, zc_replay_stats *out);
 /** Destroy; NULL is fine. */
 ZC_API void zc_player_destroy(zc_player *p);
 
+/* ---- the cost model of a run ---- */
+
+/** The prices of the cost model. */
+typedef struct zc_prices {
+    uint64_t disk_ns; /* a disk read */
+    uint64_t put_ns;  /* a compression; 0: the cache's measured times
+                         (and then get_ns is not used) */
+    uint64_t get_ns;  /* a decompression */
+} zc_prices;
+
+/** A run's costs, in milliseconds. */
+typedef struct zc_cost {
+    double compress_ms;   /* compressions stored or estimated */
+    double wasted_ms;     /* compressions the half-size rule rejected */
+    double decompress_ms;
+    double cpu_ms;        /* the three above */
+    double saved_ms;      /* reads_saved disk reads, less cpu_ms */
+} zc_cost;
+
+/** The costs of a run whose zcache ended with stats zs, which saved
+ *  reads_saved disk reads (its zc_hits; or, where its memory was taken from
+ *  the page cache, a baseline's disk_reads less its own, which may be
+ *  negative).  All zero when zs or p is NULL. */
+ZC_API zc_cost zc_cost_of(const zc_stats *zs, double reads_saved,
+                          const zc_prices *p);
+
+/* ---- fan-out: one op stream, many caches, in lockstep ---- */
+
+typedef struct zc_fanout zc_fanout;
+
+/**
+ * A fan-out plays one op stream into many players, as a sweep does with
+ * the ops of one page-cache model: ops are collected in batches (put pages
+ * copied), and each full batch is played by `threads` threads (1 to 64,
+ * the caller's among them; no more than there are players).  They first
+ * compress the batch's pages into memo (NULL: not done), once for each
+ * group of caches that zc_memo_shared() says compress alike, then play the
+ * batch, each into its share of the players.  Every player sees every op
+ * in order, so each ends exactly as if it had played the stream alone.
+ * Every pool of the stream must have pages of page_size bytes.  Not owned:
+ * memo, the players and their caches; nothing else may use them until
+ * zc_fanout_flush() returns.  Returns 0; -ZC_EINVAL; -ZC_ENOMEM.
+ */
+ZC_API int zc_fanout_create(size_t page_size, int threads, zc_memo *memo,
+                            zc_fanout **out);
+
+/** Add a player and the cache it drives (NULL: none), before the first
+ *  op.  Returns 0; -ZC_EINVAL (after the first op); -ZC_ENOMEM. */
+ZC_API int zc_fanout_add(zc_fanout *f, zc_player *p, zc_cache *zc);
+
+/** Take one op; a zc_op_sink, so zc_replay_sink(r, zc_fanout_sink, f)
+ *  fans a replay's ops out.  Returns 0; -ZC_EINVAL (an init op of another
+ *  page size).  The players' errors are kept apart: zc_fanout_status(). */
+ZC_API int zc_fanout_sink(void *f, const zc_op *op);
+
+/** Play what is collected (call it after the last op).  Returns 0. */
+ZC_API int zc_fanout_flush(zc_fanout *f);
+
+/** The i-th player's first error (0: none); a player whose op failed
+ *  gets no more ops, the others go on.  -ZC_EINVAL: no such player. */
+ZC_API int zc_fanout_status(const zc_fanout *f, size_t i);
+
+/** Stop the threads and free; NULL is fine.  The players stay. */
+ZC_API void zc_fanout_destroy(zc_fanout *f);
+
 /* ------------------------------------------------------------------------
  * Replay: the page-cache model in front of a zcache
  * ------------------------------------------------------------------------ */

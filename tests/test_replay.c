@@ -876,6 +876,142 @@ static void test_a_sink_without_contents_gets_puts_without_bytes(void **state)
     zc_replay_destroy(r);
 }
 
+/* A fan-out plays each cache exactly as a replay of that cache alone
+ * would: every counter of the replay and every deterministic counter of
+ * the cache, with and without the memo, on one thread and on three; with
+ * caches that compress alike (the memo prepares once for them) and not. */
+static void check_fanout(int threads, bool with_memo)
+{
+    static const char *const specs[] = {
+        "capacity=64K",
+        "capacity=256K",
+        "capacity=256K,policy=fifo",
+        "capacity=1M,compressor=none,accept_percent=100",
+        "capacity=128K,compressor=lzo,level=9",
+        "capacity=512K,allocator=zbud",
+        NULL, /* a player without a zcache */
+    };
+    enum { N = sizeof(specs) / sizeof(specs[0]), PC = 64 };
+    zc_cache *zc[N], *alone;
+    zc_player *pl[N];
+    zc_content *content;
+    zc_memo *memo = NULL;
+    zc_fanout *f;
+    zc_replay *r;
+    char err[256];
+
+    assert_int_equal(zc_content_open("synth", 4096, &content, err, sizeof(err)),
+                     0);
+    if (with_memo)
+        assert_int_equal(zc_memo_create(64 << 20, &memo), 0);
+    assert_int_equal(zc_fanout_create(4096, threads, memo, &f), 0);
+    for (size_t i = 0; i < N; i++) {
+        zc[i] = NULL;
+        if (specs[i]) {
+            zc_config cfg = zc_config_default();
+            assert_int_equal(zc_config_parse(&cfg, specs[i]), 0);
+            cfg.memo = memo;
+            assert_int_equal(zc_cache_create(&cfg, &zc[i]), 0);
+        }
+        assert_int_equal(zc_player_create(zc[i], &pl[i]), 0);
+        assert_int_equal(zc_fanout_add(f, pl[i], zc[i]), 0);
+    }
+    assert_int_equal(zc_replay_create(PC, 4096, NULL, content, &r), 0);
+    assert_int_equal(zc_replay_sink(r, zc_fanout_sink, f), 0);
+    zt_rng g;
+    zt_rng_seed(&g, 77);
+    for (int i = 0; i < 30000; i++) {
+        zc_request q;
+        make_request(&g, &q);
+        assert_int_equal(zc_replay_request(r, &q), 0);
+    }
+    assert_int_equal(zc_fanout_flush(f), 0);
+    /* a player cannot be added once ops have been played */
+    assert_int_equal(zc_fanout_add(f, pl[0], zc[0]), -ZC_EINVAL);
+    for (size_t i = 0; i < N; i++) {
+        zc_replay *one;
+        zc_replay_stats a, b;
+        zc_stats za, zb;
+
+        assert_int_equal(zc_fanout_status(f, i), 0);
+        alone = specs[i] ? zt_cache_new(specs[i], NULL) : NULL;
+        assert_int_equal(zc_replay_create(PC, 4096, alone, content, &one), 0);
+        zt_rng_seed(&g, 77);
+        for (int k = 0; k < 30000; k++) {
+            zc_request q;
+            make_request(&g, &q);
+            assert_int_equal(zc_replay_request(one, &q), 0);
+        }
+        assert_int_equal(zc_replay_stats_get(one, &a), 0);
+        assert_int_equal(zc_player_stats_get(pl[i], &b), 0);
+        b.requests = a.requests; /* the model's, not the player's */
+        assert_memory_equal(&a, &b, sizeof(a));
+        assert_true(a.pc_evictions > 1000);
+        if (alone) {
+            assert_int_equal(zc_stats_get(alone, &za), 0);
+            assert_int_equal(zc_stats_get(zc[i], &zb), 0);
+            assert_true(za.stored_puts > 0);
+            /* every counter but the times; with threads, the memory of
+             * each thread's scratch (work memory) too */
+#define SAME(f)                                                                \
+    if (!strstr(#f, "_ns") &&                                                  \
+        (threads == 1 || (strcmp(#f, "meta_bytes") &&                          \
+                          strcmp(#f, "work_bytes"))))                          \
+        assert_int_equal(za.f, zb.f);
+            ZC_STATS_FIELDS(SAME)
+#undef SAME
+        }
+        zc_replay_destroy(one);
+        zc_cache_destroy(alone);
+    }
+    assert_int_equal(zc_fanout_status(f, N), -ZC_EINVAL);
+    zc_fanout_destroy(f);
+    zc_replay_destroy(r);
+    for (size_t i = 0; i < N; i++) {
+        zc_player_destroy(pl[i]);
+        zc_cache_destroy(zc[i]);
+    }
+    zc_memo_destroy(memo);
+    zc_content_close(content);
+}
+
+static void test_fanout_plays_each_cache_as_alone(void **state)
+{
+    (void)state;
+    check_fanout(1, false);
+    check_fanout(3, true);
+    check_fanout(64, true);
+}
+
+/* Refused: bad arguments, and an init op of another page size (its puts'
+ * pages would be copied short). */
+static void test_fanout_refuses_what_it_cannot_play(void **state)
+{
+    zc_fanout *f;
+    zc_player *p;
+    zc_op init = {.kind = ZC_OP_INIT_FS, .pool = 0, .page_size = 8192};
+
+    (void)state;
+    assert_int_equal(zc_fanout_create(4096, 0, NULL, &f), -ZC_EINVAL);
+    assert_int_equal(zc_fanout_create(4096, 65, NULL, &f), -ZC_EINVAL);
+    assert_int_equal(zc_fanout_create(100, 1, NULL, &f), -ZC_EINVAL);
+    assert_int_equal(zc_fanout_create(4096, 2, NULL, NULL), -ZC_EINVAL);
+    assert_int_equal(zc_fanout_create(4096, 2, NULL, &f), 0);
+    assert_int_equal(zc_player_create(NULL, &p), 0);
+    assert_int_equal(zc_fanout_add(f, NULL, NULL), -ZC_EINVAL);
+    assert_int_equal(zc_fanout_add(f, p, NULL), 0);
+    assert_int_equal(zc_fanout_sink(f, &init), -ZC_EINVAL);
+    init.page_size = 4096;
+    assert_int_equal(zc_fanout_sink(f, &init), 0);
+    assert_int_equal(zc_fanout_sink(f, &init), 0); /* a second init of 0 */
+    assert_int_equal(zc_fanout_flush(f), 0);
+    /* the player refused the second init: its error, kept */
+    assert_int_equal(zc_fanout_status(f, 0), -ZC_EINVAL);
+    zc_fanout_destroy(f);
+    zc_player_destroy(p);
+    zc_fanout_destroy(NULL);
+}
+
 /* Tests on the reference traces in ../shared/traces/ext (not part of the
  * project) run apart, as `test_replay --shared`: without them that run
  * says so and exits 77 (ctest: skipped), and nothing else is ever a skip. */
@@ -894,6 +1030,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_mrc_of_file_keys_equals_the_replay),
         cmocka_unit_test(test_resized_page_cache_with_file_keys),
         cmocka_unit_test(test_a_sink_without_contents_gets_puts_without_bytes),
+        cmocka_unit_test(test_fanout_plays_each_cache_as_alone),
+        cmocka_unit_test(test_fanout_refuses_what_it_cannot_play),
     };
     const struct CMUnitTest shared[] = {
         cmocka_unit_test(test_real_traces_reproduce_reference_lru_hits),

@@ -9,11 +9,11 @@
  * the page cache the rest, S = 0 being the baseline without a zcache.
  *
  * Work is done once where it can be: for each page-cache size the model
- * runs once (its op stream does not depend on the zcache), and its ops go
- * out in batches that every worker thread (--jobs, default: the cores)
- * plays into its share of the configurations, in lockstep (see "lockstep"
- * below); each distinct page content of a batch is compressed once per
- * compressor into a shared memo.  So each row is exactly what
+ * runs once (its op stream does not depend on the zcache), and the
+ * library's fan-out (zc_fanout) plays its ops into every configuration,
+ * in batches over the worker threads (--jobs, default: the cores), each
+ * distinct page content of a batch compressed once per compressor into a
+ * shared memo.  The costs come from zc_cost_of().  So each row is exactly what
  * `zcache-replay --page-cache P --zcache SPEC` gives for the same trace
  * (tests/sweep_matches_replay.sh checks it).  The page-cache hits of every
  * size also come from one pass of the exact LRU curve (zc_mrc) and are
@@ -82,7 +82,7 @@ static struct {
     const char *model; /* page-cache model (NULL: lru) */
     uint64_t ra_kb;    /* --read-ahead-kb */
     bool ra_set;
-    uint64_t disk_ns; /* latency of a disk read, for the cost model */
+    zc_prices prices; /* --disk-latency and --cpu-price (0: measured) */
     uint64_t put_ns, get_ns; /* --cpu-price: a compression's and a
                                 decompression's fixed cost; 0: measured */
     uint64_t memo_mb; /* the compression memo's size, MiB; 0: none */
@@ -101,7 +101,7 @@ static struct {
        .output = "text",
        .zbase = "",
        .page_size = 4096,
-       .disk_ns = 100000,
+       .prices = {.disk_ns = 100000},
        .memo_mb = 1024};
 
 static struct job *jobs;
@@ -436,7 +436,7 @@ static void parse_args(int argc, char **argv)
                 die(2, "--plot: %s", plot_prefix_error(v));
             o.plot = v;
         } else if (!strcmp(a, "--disk-latency"))
-            o.disk_ns = latency(v);
+            o.prices.disk_ns = latency(v);
         else if (!strcmp(a, "--cpu-price")) {
             /* the controller's own keys and parser (zc_adapt_options) */
             zc_adapt_options p = {0};
@@ -448,8 +448,8 @@ static void parse_args(int argc, char **argv)
                 die(2, "--cpu-price %s: want put=T,get=T, both above 0 (e.g. "
                        "put=6us,get=2us)",
                     v);
-            o.put_ns = p.put_ns;
-            o.get_ns = p.get_ns;
+            o.prices.put_ns = p.put_ns;
+            o.prices.get_ns = p.get_ns;
         }
         else if (!strcmp(a, "--jobs")) {
             char *end;
@@ -539,105 +539,10 @@ static int open_cache(struct job *j, zc_cache **zc)
 
 /*
  * For a block trace, every configuration of one page-cache size sees the
- * same op stream.  The model runs once; its ops (and the pages of its
- * puts, made once by the content source) are collected in a batch, and
- * when the batch is full every thread plays it into its share of the
- * configurations, the model's thread too.  Two barriers per batch keep
- * the threads in step.  With the shared memo, each distinct content is
- * compressed once for all configurations.
+ * same op stream: the model runs once and its ops fan out to every row's
+ * player (zc_fanout: in batches, over --jobs threads, each distinct
+ * content compressed once into the shared memo).
  */
-enum { BATCH_OPS = 8192, BATCH_PAGES = 1024 };
-
-static struct {
-    zc_op ops[BATCH_OPS];
-    unsigned char *pages;
-    size_t nops, npages;
-    struct job **group;
-    size_t ngroup;
-    int nthreads;
-    bool stop;
-    pthread_barrier_t go, prepared, done;
-} ls;
-
-/* Each thread compresses its share of the batch's pages into the memo,
- * once per compressor among the configurations, before any plays it. */
-static void prepare_batch(int t)
-{
-    for (size_t g = 0; memo && g < ls.ngroup; g++) {
-        bool first = true;
-        if (!ls.group[g]->zc)
-            continue;
-        for (size_t k = 0; k < g; k++)
-            if (ls.group[k]->zc &&
-                !strcmp(ls.group[k]->compressor, ls.group[g]->compressor))
-                first = false;
-        if (!first)
-            continue;
-        for (size_t p = (size_t)t; p < ls.npages; p += (size_t)ls.nthreads)
-            zc_memo_prepare(memo, ls.group[g]->zc, ls.pages + p * o.page_size);
-    }
-}
-
-static void apply_batch(int t)
-{
-    for (size_t g = (size_t)t; g < ls.ngroup; g += (size_t)ls.nthreads) {
-        struct job *j = ls.group[g];
-        for (size_t i = 0; !j->rc && i < ls.nops; i++) {
-            int rc = zc_player_op(j->player, &ls.ops[i]);
-            if (rc) {
-                snprintf(j->err, sizeof(j->err), "%s", zc_strerror(rc));
-                j->rc = 1;
-            }
-        }
-    }
-}
-
-static void *ls_worker(void *arg)
-{
-    int t = (int)(intptr_t)arg;
-
-    for (;;) {
-        pthread_barrier_wait(&ls.go);
-        if (ls.stop)
-            return NULL;
-        prepare_batch(t);
-        pthread_barrier_wait(&ls.prepared);
-        apply_batch(t);
-        pthread_barrier_wait(&ls.done);
-    }
-}
-
-static void flush_batch(void)
-{
-    if (!ls.nops)
-        return;
-    pthread_barrier_wait(&ls.go);
-    prepare_batch(0);
-    pthread_barrier_wait(&ls.prepared);
-    apply_batch(0);
-    pthread_barrier_wait(&ls.done);
-    ls.nops = ls.npages = 0;
-    /* Every configuration has put this batch's pages: their compressed
-     * forms are of no more use (a content seen again is compressed again). */
-    zc_memo_clear(memo);
-}
-
-static int sink(void *ctx, const zc_op *op)
-{
-    (void)ctx;
-    if (ls.nops == BATCH_OPS ||
-        (op->kind == ZC_OP_PUT && ls.npages == BATCH_PAGES))
-        flush_batch();
-    ls.ops[ls.nops] = *op;
-    if (op->kind == ZC_OP_PUT && op->page) { /* no bytes: no zcache */
-        unsigned char *pg = ls.pages + ls.npages++ * o.page_size;
-        memcpy(pg, op->page, o.page_size);
-        ls.ops[ls.nops].page = pg;
-    }
-    ls.nops++;
-    return 0;
-}
-
 /* Run the configurations group[n] (one page-cache size) in lockstep. */
 static void run_group(uint64_t pc_pages, struct job **group, size_t n,
                       zc_mrc *mrc)
@@ -649,17 +554,19 @@ static void run_group(uint64_t pc_pages, struct job **group, size_t n,
     zc_request q = {0};
     char err[512];
     bool checked = false, need_content = false;
+    zc_fanout *fan;
     int rc;
 
+    if (zc_fanout_create(o.page_size, o.jobs, memo, &fan))
+        die(1, "%s", "out of memory");
     for (size_t i = 0; i < n; i++) {
         struct job *j = group[i];
         if (open_cache(j, &j->zc))
             continue;
-        if (zc_player_create(j->zc, &j->player))
+        if (zc_player_create(j->zc, &j->player) ||
+            zc_fanout_add(fan, j->player, j->zc))
             die(1, "%s", "out of memory");
     }
-    ls.group = group;
-    ls.ngroup = n;
     /* contents only for puts into a zcache: none when no row has one */
     for (size_t i = 0; i < n; i++)
         need_content |= group[i]->zc != NULL;
@@ -681,7 +588,7 @@ static void run_group(uint64_t pc_pages, struct job **group, size_t n,
     if (!rc && (rc = trace_model_setup(r, t, o.traces[0], o.model, o.ra_set,
                                        o.ra_kb, err, sizeof(err))) == -1)
         die(2, "%s", err);
-    if (rc || zc_replay_sink(r, sink, NULL))
+    if (rc || zc_replay_sink(r, zc_fanout_sink, fan))
         die(1, "%s", "cannot set up the page-cache model");
     while ((rc = zc_trace_next(t, &q)) == 1) {
         if (q.ino && !checked && content) {
@@ -702,13 +609,17 @@ static void run_group(uint64_t pc_pages, struct job **group, size_t n,
     }
     if (rc < 0)
         die(trace_content_status(rc), "%s", zc_trace_error(t));
-    flush_batch();
+    zc_fanout_flush(fan);
     /* the requests are the model's (one pass for the group); the rest is
      * each row's player's */
     zc_replay_stats model_st;
     zc_replay_stats_get(r, &model_st);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0, k = 0; i < n; i++) {
         struct job *j = group[i];
+        if (j->player && (rc = zc_fanout_status(fan, k++))) {
+            snprintf(j->err, sizeof(j->err), "%s", zc_strerror(rc));
+            j->rc = 1;
+        }
         if (j->player)
             zc_player_stats_get(j->player, &j->st);
         j->st.requests = model_st.requests;
@@ -721,6 +632,7 @@ static void run_group(uint64_t pc_pages, struct job **group, size_t n,
         j->player = NULL;
         j->zc = NULL;
     }
+    zc_fanout_destroy(fan);
     zc_replay_destroy(r);
     zc_trace_close(t);
     zc_content_close(content);
@@ -729,25 +641,10 @@ static void run_group(uint64_t pc_pages, struct job **group, size_t n,
 /* Every group of jobs (by page-cache size, in order), in lockstep. */
 static void run_lockstep(zc_mrc *mrc)
 {
-    pthread_t th[64];
     struct job **group = malloc(njobs * sizeof(*group));
-    size_t largest = 1;
 
-    ls.pages = malloc((size_t)BATCH_PAGES * o.page_size);
-    if (!group || !ls.pages)
+    if (!group)
         die(1, "%s", "out of memory");
-    for (size_t i = 0, n = 1; i < nstatic; i++, n++)
-        if (i + 1 == nstatic || jobs[i + 1].pc_pages != jobs[i].pc_pages) {
-            largest = n > largest ? n : largest;
-            n = 0;
-        }
-    ls.nthreads = o.jobs < (int)largest ? o.jobs : (int)largest;
-    pthread_barrier_init(&ls.go, NULL, (unsigned)ls.nthreads);
-    pthread_barrier_init(&ls.prepared, NULL, (unsigned)ls.nthreads);
-    pthread_barrier_init(&ls.done, NULL, (unsigned)ls.nthreads);
-    for (int t = 1; t < ls.nthreads; t++)
-        if (pthread_create(&th[t], NULL, ls_worker, (void *)(intptr_t)t))
-            die(1, "%s", "cannot start a thread");
     for (size_t i = 0; i < nstatic;) {
         size_t n = 0;
         while (i + n < nstatic && jobs[i + n].pc_pages == jobs[i].pc_pages) {
@@ -757,15 +654,7 @@ static void run_lockstep(zc_mrc *mrc)
         run_group(jobs[i].pc_pages, group, n, i ? NULL : mrc);
         i += n;
     }
-    ls.stop = true;
-    pthread_barrier_wait(&ls.go);
-    for (int t = 1; t < ls.nthreads; t++)
-        pthread_join(th[t], NULL);
-    pthread_barrier_destroy(&ls.go);
-    pthread_barrier_destroy(&ls.prepared);
-    pthread_barrier_destroy(&ls.done);
     free(group);
-    free(ls.pages);
 }
 
 /* ---- adaptive rows ------------------------------------------------------ */
@@ -1086,44 +975,20 @@ static double density(const zc_stats *z)
                : 0.0;
 }
 
-/* The cost model of a row, in milliseconds. */
-struct cost {
-    double compress, wasted, decompress, cpu, saved;
-};
-
-static struct cost cost_of(const struct job *j)
+/* The cost model of a row (zc_cost_of): in a memory split, what counts is
+ * the disk reads against the split without a zcache (share 0), since a
+ * split takes its memory from the page cache. */
+static zc_cost cost_of(const struct job *j)
 {
-    struct cost c;
+    double saved = (double)j->st.zc_hits;
 
-    if (o.put_ns) {
-        /* --cpu-price: every compression and decompression at its fixed
-         * price, so that a table does not depend on the machine's load */
-        c.compress = (double)(j->zs.compressions -
-                              j->zs.compressions_rejected + j->zs.estimates) *
-                     (double)o.put_ns / 1e6;
-        c.wasted = (double)j->zs.compressions_rejected * (double)o.put_ns / 1e6;
-        c.decompress = (double)j->zs.decompressions * (double)o.get_ns / 1e6;
-    } else {
-        c.compress =
-            (double)(j->zs.compress_ns + j->zs.compress_ns_estimates) / 1e6;
-        c.wasted = (double)j->zs.compress_ns_rejected / 1e6;
-        c.decompress = (double)j->zs.decompress_ns / 1e6;
-    }
-    c.cpu = c.compress + c.wasted + c.decompress;
-    c.saved = (double)j->st.zc_hits * (double)o.disk_ns / 1e6 - c.cpu;
-    if (o.memory) {
-        /* A split takes memory from the page cache: what counts is the
-         * disk reads against the split without a zcache (share 0). */
+    if (o.memory)
         for (size_t i = 0; i < njobs; i++)
             if (!jobs[i].cap_bytes) {
-                c.saved =
-                    ((double)jobs[i].st.disk_reads - (double)j->st.disk_reads) *
-                        (double)o.disk_ns / 1e6 -
-                    c.cpu;
+                saved = (double)jobs[i].st.disk_reads - (double)j->st.disk_reads;
                 break;
             }
-    }
-    return c;
+    return zc_cost_of(&j->zs, saved, &o.prices);
 }
 
 /* What every row describes: its traces (one field, separated by spaces),
@@ -1171,7 +1036,7 @@ static void csv(FILE *f, const zc_mrc *mrc)
                "saved_ms\n");
     for (size_t i = 0; i < njobs; i++) {
         const struct job *j = &jobs[i];
-        struct cost c = cost_of(j);
+        zc_cost c = cost_of(j);
         out_csv_string(f, traces_joined());
         fprintf(f, ",%s,", trace_format);
         out_csv_string(f, content_name());
@@ -1186,8 +1051,8 @@ static void csv(FILE *f, const zc_mrc *mrc)
         out_replay_csv(f, &j->st);
         fprintf(f, ",%" PRIu64, mrc ? zc_mrc_hits(mrc, j->pc_pages) : 0);
         out_zcache_csv(f, j->have_zs ? &j->zs : NULL);
-        fprintf(f, ",%.3f,%.3f,%.3f,%.3f,%.1f,%.3f\n", c.compress, c.wasted,
-                c.decompress, c.cpu, (double)o.disk_ns / 1e3, c.saved);
+        fprintf(f, ",%.3f,%.3f,%.3f,%.3f,%.1f,%.3f\n", c.compress_ms, c.wasted_ms,
+                c.decompress_ms, c.cpu_ms, (double)o.prices.disk_ns / 1e3, c.saved_ms);
     }
 }
 
@@ -1209,7 +1074,7 @@ static void json(const zc_mrc *mrc)
     printf("[");
     for (size_t i = 0; i < njobs; i++) {
         const struct job *j = &jobs[i];
-        struct cost c = cost_of(j);
+        zc_cost c = cost_of(j);
         printf("%s\n {\"trace\":", i ? "," : "");
         out_json_string(stdout, traces_joined());
         printf(",\"format\":\"%s\",\"content\":", trace_format);
@@ -1235,8 +1100,8 @@ static void json(const zc_mrc *mrc)
         printf(",\"compress_ms\":%.3f,\"wasted_ms\":%.3f,"
                "\"decompress_ms\":%.3f,\"cpu_ms\":%.3f,"
                "\"disk_latency_us\":%.1f,\"saved_ms\":%.3f}",
-               c.compress, c.wasted, c.decompress, c.cpu,
-               (double)o.disk_ns / 1e3, c.saved);
+               c.compress_ms, c.wasted_ms, c.decompress_ms, c.cpu_ms,
+               (double)o.prices.disk_ns / 1e3, c.saved_ms);
     }
     printf("\n]");
     if (o.mrc_list && mrc) {
@@ -1289,7 +1154,7 @@ static void table(void)
            "cpu_ms", "wasted_ms", "saved_ms");
     for (size_t i = 0; i < njobs; i++) {
         const struct job *j = &jobs[i];
-        struct cost c = cost_of(j);
+        zc_cost c = cost_of(j);
         char first[32];
         if (j->adaptive)
             snprintf(first, sizeof(first), "adaptive");
@@ -1304,21 +1169,21 @@ static void table(void)
                first, w, j->spec[0] ? j->label : "off", j->st.accesses,
                pc_rate(&j->st), zc_rate(&j->st), j->st.disk_reads,
                mem_rate(&j->st),
-               pct(j->st.zc_stored, j->st.zc_puts), density(&j->zs), c.cpu,
-               c.wasted, c.saved,
+               pct(j->st.zc_stored, j->st.zc_puts), density(&j->zs), c.cpu_ms,
+               c.wasted_ms, c.saved_ms,
                o.memory && nstatic && i == best ? "  <- fewest disk reads"
                                                 : "");
     }
     for (size_t i = nstatic; nstatic && i < njobs; i++) {
         const struct job *j = &jobs[i];
-        struct cost c = cost_of(j), cb;
+        zc_cost c = cost_of(j), cb;
         size_t cheapest = 0;
         best = 0;
         /* against the static rows of the same --set values (and "off") */
         for (size_t k = 1; k < nstatic; k++) {
             if (!same_sets(&jobs[k], j))
                 continue;
-            if (cost_of(&jobs[k]).saved > cost_of(&jobs[cheapest]).saved)
+            if (cost_of(&jobs[k]).saved_ms > cost_of(&jobs[cheapest]).saved_ms)
                 cheapest = k;
             if (jobs[k].st.disk_reads < jobs[best].st.disk_reads)
                 best = k;
@@ -1332,10 +1197,10 @@ static void table(void)
                    (double)(jobs[best].st.disk_reads ? jobs[best].st.disk_reads
                                                      : 1),
                jobs[best].share,
-               ((double)j->st.disk_reads * (double)o.disk_ns / 1e6 + c.cpu) /
-                   ((double)jobs[cheapest].st.disk_reads * (double)o.disk_ns /
+               ((double)j->st.disk_reads * (double)o.prices.disk_ns / 1e6 + c.cpu_ms) /
+                   ((double)jobs[cheapest].st.disk_reads * (double)o.prices.disk_ns /
                         1e6 +
-                    cb.cpu),
+                    cb.cpu_ms),
                jobs[cheapest].share);
     }
     if (njobs > nstatic)
@@ -1347,8 +1212,8 @@ static void table(void)
            "saved_ms: %s x %.0f us\nof disk latency - cpu_ms (compress, "
            "wasted on rejects, decompress; %s).\n",
            o.memory ? "disk reads fewer than at share 0" : "zcache hits",
-           (double)o.disk_ns / 1e3,
-           o.put_ns ? "fixed prices, --cpu-price" : "thread CPU time measured");
+           (double)o.prices.disk_ns / 1e3,
+           o.prices.put_ns ? "fixed prices, --cpu-price" : "thread CPU time measured");
 }
 
 /* PREFIX.csv, PREFIX.dat and PREFIX.gp, then gnuplot if it is there. */
@@ -1738,11 +1603,11 @@ int main(int argc, char **argv)
             }
             o.adapt.memory_bytes = m;
             if (!o.adapt.disk_ns)
-                o.adapt.disk_ns = o.disk_ns;
+                o.adapt.disk_ns = o.prices.disk_ns;
             if (!o.adapt.put_ns)
-                o.adapt.put_ns = o.put_ns;
+                o.adapt.put_ns = o.prices.put_ns;
             if (!o.adapt.get_ns)
-                o.adapt.get_ns = o.get_ns;
+                o.adapt.get_ns = o.prices.get_ns;
         }
     } else {
         if (is_ops) {

@@ -552,6 +552,13 @@ int zc_memo_prepare(zc_memo *m, zc_cache *c, const void *page)
     return 0;
 }
 
+bool zc_memo_shared(const zc_cache *a, const zc_cache *b)
+{
+    return a && b && a->comp == b->comp && a->level == b->level &&
+           a->cfg.page_size == b->cfg.page_size &&
+           a->cfg.same_filled == b->cfg.same_filled;
+}
+
 /* ---- put ---------------------------------------------------------------- */
 
 /* Dedup: does the copy held by anchor have exactly these bytes? */
