@@ -283,6 +283,9 @@ ZC_API int zc_cache_create(const zc_config *cfg, zc_cache **out);
  *  the cache may be running or follow. */
 ZC_API void zc_cache_destroy(zc_cache *c);
 
+/** The page size c was made with (zc_config.page_size); 0 for NULL. */
+ZC_API size_t zc_cache_page_size(const zc_cache *c);
+
 /**
  * Create a private pool (one per mounted file system).  page_size must be
  * the cache's.  Returns the pool id (>= 0); -ZC_EINVAL; -ZC_ENOMEM;
@@ -393,7 +396,8 @@ ZC_API int zc_memo_create(size_t max_bytes, zc_memo **out);
  *  No cache may be using the memo during the call. */
 ZC_API void zc_memo_clear(zc_memo *m);
 
-/** Bytes held by the memo. */
+/** Bytes held by the memo's entries (its work memory for
+ *  zc_memo_prepare() aside). */
 ZC_API size_t zc_memo_bytes(const zc_memo *m);
 
 /** Destroy; NULL is fine.  No cache may use it any more. */

@@ -573,7 +573,10 @@ typedef struct zc_fanout zc_fanout;
  * group of caches that zc_memo_shared() says compress alike, then play the
  * batch, each into its share of the players.  Every player sees every op
  * in order, so each ends exactly as if it had played the stream alone.
- * Every pool of the stream must have pages of page_size bytes.  Not owned:
+ * For the memo to save work, make the caches with zc_config.memo set to
+ * it: a cache without it compresses its puts itself (a sweep's memo is
+ * 1 GiB; it stops taking entries when full).  Every pool of the stream
+ * must have pages of page_size bytes.  Not owned:
  * memo, the players and their caches; nothing else may use them until
  * zc_fanout_flush() returns.  Returns 0; -ZC_EINVAL; -ZC_ENOMEM.
  */
@@ -581,7 +584,8 @@ ZC_API int zc_fanout_create(size_t page_size, int threads, zc_memo *memo,
                             zc_fanout **out);
 
 /** Add a player and the cache it drives (NULL: none), before the first
- *  op.  Returns 0; -ZC_EINVAL (after the first op); -ZC_ENOMEM. */
+ *  op.  Returns 0; -ZC_EINVAL (after the first op, a player already
+ *  added, a cache of another page size); -ZC_ENOMEM. */
 ZC_API int zc_fanout_add(zc_fanout *f, zc_player *p, zc_cache *zc);
 
 /** Take one op; a zc_op_sink, so zc_replay_sink(r, zc_fanout_sink, f)
@@ -592,11 +596,13 @@ ZC_API int zc_fanout_sink(void *f, const zc_op *op);
 /** Play what is collected (call it after the last op).  Returns 0. */
 ZC_API int zc_fanout_flush(zc_fanout *f);
 
-/** The i-th player's first error (0: none); a player whose op failed
+/** The first error (0: none) of the i-th player added (in the order of
+ *  zc_fanout_add()); a player whose op failed
  *  gets no more ops, the others go on.  -ZC_EINVAL: no such player. */
 ZC_API int zc_fanout_status(const zc_fanout *f, size_t i);
 
-/** Stop the threads and free; NULL is fine.  The players stay. */
+/** Stop the threads and free; NULL is fine.  The players stay; ops taken
+ *  since the last zc_fanout_flush() are not played. */
 ZC_API void zc_fanout_destroy(zc_fanout *f);
 
 /* ------------------------------------------------------------------------

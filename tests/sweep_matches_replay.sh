@@ -10,15 +10,15 @@ sweep=$1 replay=$2 trace=$3 format=${4:-blkparse} content=${5:-synth:1}
 copt=(--content "$content")
 [ "$content" = - ] && copt=()
 fields="requests accesses reads writes pc_hits zc_gets zc_hits disk_reads zc_puts zc_stored resident_hits pc_evictions zc_wrong zc_skipped zc_probes readahead synthetic"
-# and every zcache counter but the timings (thread CPU time varies) and
-# meta_bytes (it holds a compression work buffer per thread that compressed
-# into the cache, and a sweep's threads take turns)
+# and every zcache counter but the timings (thread CPU time varies); the
+# memory too, since the memo's work memory for preparing pages is its own
 for f in puts stored_puts succ_gets failed_gets invalidates evictions replaced \
   exclusive_drops stored_pages same_filled_pages raw_pages orig_data_size \
   compr_data_size mem_used_total arena_bytes reject_compress_poor \
   reject_nospace reject_full reject_inactive raw_stored dedup_hits \
   shared_pages frag_bytes compactions estimates pools objects capacity_bytes \
-  resizes resize_evictions; do
+  resizes resize_evictions meta_bytes work_bytes compressions \
+  compressions_rejected decompressions; do
   fields="$fields zcache.$f"
 done
 tmp=$(mktemp -d)

@@ -397,6 +397,9 @@ static void test_options_parse_and_name_what_is_wrong(void **st)
                      -ZC_EINVAL);
     assert_int_equal(zc_adapt_options_parse(&o, "start=101", err, sizeof(err)),
                      -ZC_EINVAL);
+    /* a disk read at 0 would be the default's 100us, not a free one */
+    assert_int_equal(zc_adapt_options_parse(&o, "disk=0us", err, sizeof(err)),
+                     -ZC_EINVAL);
     /* The key list that help texts print is the parser's: every listed
      * key takes a value, and the unknown-key message names each. */
     assert_int_equal(zc_adapt_options_parse(&o, "color=red", err, sizeof(err)),

@@ -222,11 +222,11 @@ static void parse_args(int argc, char **argv, struct opts *o)
         const char *v = NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
-            exit(0);
+            exit(outfile_stdout_close(NAME));
         }
         if (strcmp(a, "--version") == 0) {
             printf(NAME " (libzcache %s)\n", zc_version());
-            exit(0);
+            exit(outfile_stdout_close(NAME));
         }
         if (strcmp(a, "--progress") == 0) {
             o->progress = 1;

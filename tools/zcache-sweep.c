@@ -209,7 +209,10 @@ static uint64_t latency(const char *s)
 
     if (snprintf(spec, sizeof(spec), "disk=%s", s) >= (int)sizeof(spec) ||
         zc_adapt_options_parse(&p, spec, err, sizeof(err)))
-        die(2, "--disk-latency %s: want a time up to 10000s, e.g. 100us, 8ms, or hdd, ssd, nvme", s);
+        die(2,
+            "--disk-latency %s: want a time above 0 up to 10000s, e.g. "
+            "100us, 8ms, or hdd, ssd, nvme",
+            s);
     return p.disk_ns;
 }
 
@@ -370,11 +373,11 @@ static void parse_args(int argc, char **argv)
             "--set",       "--share",    "--zcache"};
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
-            exit(0);
+            exit(outfile_stdout_close(NAME));
         }
         if (!strcmp(a, "--version")) {
             printf(NAME " (libzcache %s)\n", zc_version());
-            exit(0);
+            exit(outfile_stdout_close(NAME));
         }
         if (strncmp(a, "--", 2)) {
             o.traces[o.ntraces++] = a;
@@ -427,9 +430,12 @@ static void parse_args(int argc, char **argv)
             o.content_set = true;
         } else if (!strcmp(a, "--output"))
             o.output = v;
-        else if (!strcmp(a, "--memo"))
-            o.memo_mb = size_arg(v, false, "--memo") >> 20;
-        else if (!strcmp(a, "--mrc"))
+        else if (!strcmp(a, "--memo")) {
+            uint64_t b = size_arg(v, false, "--memo");
+            if (b && b < 1u << 20)
+                die(2, "--memo %s: want 0 (none) or at least 1M", v);
+            o.memo_mb = b >> 20;
+        } else if (!strcmp(a, "--mrc"))
             o.mrc_list = v;
         else if (!strcmp(a, "--plot")) {
             if (plot_prefix_error(v))
@@ -454,11 +460,16 @@ static void parse_args(int argc, char **argv)
         else if (!strcmp(a, "--jobs")) {
             char *end;
             long n = strtol(v, &end, 10);
-            if (end == v || *end || n < 1 || n > 64)
+            if (*v < '0' || *v > '9' || *end || n < 1 || n > 64)
                 die(2, "--jobs %s: want worker threads, 1 to 64", v);
             o.jobs = (int)n;
-        } else if (!strcmp(a, "--page-size"))
-            o.page_size = (size_t)size_arg(v, false, "--page-size");
+        } else if (!strcmp(a, "--page-size")) {
+            uint64_t ps = size_arg(v, false, "--page-size");
+            if (ps < 512 || ps > 65536 || (ps & (ps - 1)))
+                die(2, "--page-size %s: want a power of two from 512 to 65536",
+                    v);
+            o.page_size = (size_t)ps;
+        }
         else if (!strcmp(a, "--set")) {
             char *eq = strchr(v, '=');
             if (!eq || o.nsets == MAX_SETS)
@@ -494,6 +505,25 @@ static void parse_args(int argc, char **argv)
     check_sets();
 }
 
+/* Why zc_cache_create(cfg) failed with rc, in the job (main() prints the
+ * spec before it); the exit status. */
+static int cache_error(struct job *j, const zc_config *cfg, int rc)
+{
+    if (rc == -ZC_EINVAL && cfg->capacity_bytes > ZC_CAPACITY_MAX)
+        snprintf(j->err, sizeof(j->err),
+                 "capacity %zu bytes: more than the library's largest, "
+                 "%zu (15 GiB)",
+                 cfg->capacity_bytes, (size_t)ZC_CAPACITY_MAX);
+    else if (rc == -ZC_ENOMEM)
+        snprintf(j->err, sizeof(j->err),
+                 "capacity %zu bytes: does not fit in memory",
+                 cfg->capacity_bytes);
+    else
+        snprintf(j->err, sizeof(j->err), "cannot make this zcache: %s",
+                 zc_strerror(rc));
+    return j->rc = rc == -ZC_ENOMEM ? 1 : 2;
+}
+
 /* The cache of a job's spec (NULL and 0 for "off"); on failure the job
  * says why and 2 is returned. */
 static int open_cache(struct job *j, zc_cache **zc)
@@ -514,22 +544,8 @@ static int open_cache(struct job *j, zc_cache **zc)
                  o.page_size);
         return j->rc = 2;
     }
-    if ((rc = zc_cache_create(&cfg, zc))) {
-        /* main() prints the spec before this message */
-        if (rc == -ZC_EINVAL && cfg.capacity_bytes > ZC_CAPACITY_MAX)
-            snprintf(j->err, sizeof(j->err),
-                     "capacity %zu bytes: more than the library's largest, "
-                     "%zu (15 GiB)",
-                     cfg.capacity_bytes, (size_t)ZC_CAPACITY_MAX);
-        else if (rc == -ZC_ENOMEM)
-            snprintf(j->err, sizeof(j->err),
-                     "capacity %zu bytes: does not fit in memory",
-                     cfg.capacity_bytes);
-        else
-            snprintf(j->err, sizeof(j->err), "cannot make this zcache: %s",
-                     zc_strerror(rc));
-        return j->rc = rc == -ZC_ENOMEM ? 1 : 2;
-    }
+    if ((rc = zc_cache_create(&cfg, zc)))
+        return cache_error(j, &cfg, rc);
     snprintf(j->compressor, sizeof(j->compressor), "%s", cfg.compressor);
     zc_config_format(&cfg, j->config, sizeof(j->config));
     return 0;
@@ -682,8 +698,11 @@ static void adapt_one(struct job *j)
         return;
     }
     zc_config_format(&cfg, j->config, sizeof(j->config));
-    if ((rc = zc_cache_create(&cfg, &zc)) ||
-        (rc = zc_content_open(o.content, o.page_size, &content, j->err,
+    if ((rc = zc_cache_create(&cfg, &zc))) {
+        cache_error(j, &cfg, rc);
+        goto out;
+    }
+    if ((rc = zc_content_open(o.content, o.page_size, &content, j->err,
                               sizeof(j->err))) ||
         (rc = zc_trace_open(o.traces, o.ntraces, &to, &t, j->err,
                             sizeof(j->err))) ||
@@ -978,16 +997,20 @@ static double density(const zc_stats *z)
 /* The cost model of a row (zc_cost_of): in a memory split, what counts is
  * the disk reads against the split without a zcache (share 0), since a
  * split takes its memory from the page cache. */
+static const struct job *baseline(void)
+{
+    for (size_t i = 0; o.memory && i < njobs; i++)
+        if (!jobs[i].cap_bytes && !jobs[i].adaptive)
+            return &jobs[i];
+    return NULL; /* no split without a zcache: zcache hits are the saving */
+}
+
 static zc_cost cost_of(const struct job *j)
 {
-    double saved = (double)j->st.zc_hits;
+    const struct job *b = baseline();
+    double saved = b ? (double)b->st.disk_reads - (double)j->st.disk_reads
+                     : (double)j->st.zc_hits;
 
-    if (o.memory)
-        for (size_t i = 0; i < njobs; i++)
-            if (!jobs[i].cap_bytes) {
-                saved = (double)jobs[i].st.disk_reads - (double)j->st.disk_reads;
-                break;
-            }
     return zc_cost_of(&j->zs, saved, &o.prices);
 }
 
@@ -1211,7 +1234,7 @@ static void table(void)
            "compressed bytes / arena bytes in use\nat the end; "
            "saved_ms: %s x %.0f us\nof disk latency - cpu_ms (compress, "
            "wasted on rejects, decompress; %s).\n",
-           o.memory ? "disk reads fewer than at share 0" : "zcache hits",
+           baseline() ? "disk reads fewer than at share 0" : "zcache hits",
            (double)o.prices.disk_ns / 1e3,
            o.prices.put_ns ? "fixed prices, --cpu-price" : "thread CPU time measured");
 }

@@ -117,6 +117,7 @@
 #include <zstd.h>
 
 #include "cli.h"
+#include "outfile.h"
 #include "zcache.h"
 #include "zcache_sim.h"
 
@@ -509,11 +510,11 @@ static void parse_args(int argc, char **argv)
         size_t k;
         if (!strcmp(a, "--help")) {
             usage(stdout);
-            exit(0);
+            exit(outfile_stdout_close(NAME));
         }
         if (!strcmp(a, "--version")) {
             printf(NAME " (libzcache %s)\n", zc_version());
-            exit(0);
+            exit(outfile_stdout_close(NAME));
         }
         if (strncmp(a, "--", 2)) {
             if (o.in)

@@ -533,7 +533,7 @@ int zc_init_shared_fs(zc_cache *c, const uint8_t uuid[16], size_t page_size)
 int zc_memo_prepare(zc_memo *m, zc_cache *c, const void *page)
 {
     const size_t ps = c ? c->cfg.page_size : 0;
-    struct zc__scratch *sc;
+    struct zc__memo_work *w;
     uint64_t word, ns;
     size_t clen = 0;
     int rc;
@@ -542,14 +542,22 @@ int zc_memo_prepare(zc_memo *m, zc_cache *c, const void *page)
         return -ZC_EINVAL;
     if (c->cfg.same_filled && is_same_filled(page, ps, &word))
         return 0; /* a put compresses nothing */
-    sc = scratch_get(c);
-    if (!sc)
+    /* the memo's work memory, not c's: preparing charges c nothing */
+    w = zc__memo_work_get(m, c->comp, c->level, ps,
+                          c->comp->wrkmem_size(ps, c->level),
+                          ZC__OBJ_HDR + c->comp->bound(ps));
+    if (!w)
         return -ZC_ENOMEM;
     rc = zc__memo_compress(m, c->comp, c->level, page, ps,
-                           sc->out + ZC__OBJ_HDR, &clen, sc->wrkmem, &ns);
-    scratch_put(c, sc);
+                           w->out + ZC__OBJ_HDR, &clen, w->wrkmem, &ns);
+    zc__memo_work_put(m, w);
     (void)rc; /* a failed compression is remembered like any other */
     return 0;
+}
+
+size_t zc_cache_page_size(const zc_cache *c)
+{
+    return c ? c->cfg.page_size : 0;
 }
 
 bool zc_memo_shared(const zc_cache *a, const zc_cache *b)

@@ -49,6 +49,8 @@ struct stripe {
 
 struct zc_memo {
     struct stripe s[STRIPES];
+    pthread_mutex_t work_lock;
+    struct zc__memo_work *work; /* free work memory (zc__memo_work_get) */
     size_t max_bytes;
     atomic_size_t bytes;
 };
@@ -64,6 +66,7 @@ int zc_memo_create(size_t max_bytes, zc_memo **out)
         return -ZC_ENOMEM;
     for (int i = 0; i < STRIPES; i++)
         pthread_mutex_init(&m->s[i].lock, NULL);
+    pthread_mutex_init(&m->work_lock, NULL);
     m->max_bytes = max_bytes;
     *out = m;
     return 0;
@@ -79,7 +82,53 @@ void zc_memo_destroy(zc_memo *m)
         free(m->s[i].tab);
         pthread_mutex_destroy(&m->s[i].lock);
     }
+    while (m->work) {
+        struct zc__memo_work *w = m->work;
+        m->work = w->next;
+        free(w);
+    }
+    pthread_mutex_destroy(&m->work_lock);
     free(m);
+}
+
+struct zc__memo_work *zc__memo_work_get(zc_memo *m,
+                                        const struct zc__compressor_ops *comp,
+                                        int level, size_t ps, size_t wrk,
+                                        size_t out)
+{
+    struct zc__memo_work **p, *w;
+    size_t head = (sizeof(*w) + 15) & ~(size_t)15;
+
+    pthread_mutex_lock(&m->work_lock);
+    for (p = &m->work; *p; p = &(*p)->next)
+        if ((*p)->comp == comp && (*p)->level == level && (*p)->ps == ps)
+            break;
+    w = *p;
+    if (w)
+        *p = w->next;
+    pthread_mutex_unlock(&m->work_lock);
+    if (w)
+        return w;
+    wrk = (wrk + 15) & ~(size_t)15;
+    w = malloc(head + wrk + out);
+    if (!w)
+        return NULL;
+    *w = (struct zc__memo_work){.comp = comp, .level = level, .ps = ps};
+    w->wrkmem = (uint8_t *)w + head;
+    w->out = w->wrkmem + wrk;
+    if (comp->init_wrkmem)
+        comp->init_wrkmem(w->wrkmem, ps, level);
+    return w;
+}
+
+void zc__memo_work_put(zc_memo *m, struct zc__memo_work *w)
+{
+    if (!w)
+        return;
+    pthread_mutex_lock(&m->work_lock);
+    w->next = m->work;
+    m->work = w;
+    pthread_mutex_unlock(&m->work_lock);
 }
 
 void zc_memo_clear(zc_memo *m)

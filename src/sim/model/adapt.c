@@ -720,7 +720,7 @@ static const struct {
 } akeys[] = {
     {"memory", "M, the memory split (the tools' --memory)", "bytes, e.g. 64M"},
     {"disk", "a disk read's cost (default ssd)",
-     "a time up to 10000s, e.g. 100us, 8ms, or hdd, ssd, nvme"},
+     "a time above 0 up to 10000s, e.g. 100us, 8ms, or hdd, ssd, nvme"},
     {"put", "a compression's cost (default: measured as it runs)",
      "a time with ns, us, ms or s up to 10000s, e.g. 6us"},
     {"get", "a decompression's cost (default: measured)",
@@ -765,7 +765,8 @@ static int adapt_item(void *ctx, char *item, char *v, char *err,
         bad =
             zc_parse_size(v, &opt->memory_bytes) < 0 || !opt->memory_bytes;
     } else if (!strcmp(item, "disk")) {
-        bad = parse_time(v, true, &opt->disk_ns);
+        /* 0 would be the default (100us), not a free disk */
+        bad = parse_time(v, true, &opt->disk_ns) || !opt->disk_ns;
     } else if (!strcmp(item, "put")) {
         bad = parse_time(v, false, &opt->put_ns);
     } else if (!strcmp(item, "get")) {

@@ -21,9 +21,13 @@ zc_cost zc_cost_of(const zc_stats *zs, double reads_saved,
     if (!zs || !p)
         return c;
     if (p->put_ns) {
-        c.compress_ms = (double)(zs->compressions - zs->compressions_rejected +
-                                 zs->estimates) *
-                        (double)p->put_ns / 1e6;
+        /* (counts from one snapshot never have more rejected compressions
+         * than compressions; a made-up one is not wrapped) */
+        uint64_t kept = zs->compressions > zs->compressions_rejected
+                            ? zs->compressions - zs->compressions_rejected
+                            : 0;
+        c.compress_ms =
+            (double)(kept + zs->estimates) * (double)p->put_ns / 1e6;
         c.wasted_ms =
             (double)zs->compressions_rejected * (double)p->put_ns / 1e6;
         c.decompress_ms = (double)zs->decompressions * (double)p->get_ns / 1e6;

@@ -75,8 +75,8 @@ int zc_fanout_create(size_t page_size, int threads, zc_memo *memo,
     if (!out)
         return -ZC_EINVAL;
     *out = NULL;
-    if (page_size < 512 || page_size > 65536 || threads < 1 ||
-        threads > MAX_THREADS)
+    if (page_size < 512 || page_size > 65536 ||
+        (page_size & (page_size - 1)) || threads < 1 || threads > MAX_THREADS)
         return -ZC_EINVAL;
     f = calloc(1, sizeof(*f));
     if (!f)
@@ -103,8 +103,12 @@ int zc_fanout_add(zc_fanout *f, zc_player *p, zc_cache *zc)
 {
     struct member *m;
 
-    if (!f || !p || f->started || f->nops)
+    if (!f || !p || f->started || f->nops ||
+        (zc && zc_cache_page_size(zc) != f->page_size))
         return -ZC_EINVAL;
+    for (size_t k = 0; k < f->n; k++)
+        if (f->m[k].player == p)
+            return -ZC_EINVAL; /* two threads would drive it at once */
     if (f->n == f->cap) {
         size_t cap = f->cap ? 2 * f->cap : 16;
         m = realloc(f->m, cap * sizeof(*m));
