@@ -707,7 +707,19 @@ typedef struct zc_adapt_options {
                                this many is compressed; 0: 16 */
     unsigned start_percent; /* the zcache's share until the first decision */
     unsigned ghost_factor;  /* 0: 16 */
+    unsigned controller;    /* ZC_ADAPT_MODEL (0), _FIXED or _ARC */
 } zc_adapt_options;
+
+/** zc_adapt_options.controller: how the split moves.
+ *  MODEL  the cheapest candidate of the model's decayed history (below);
+ *  FIXED  never: the zcache keeps start_percent of M (20, zswap's default
+ *         pool limit, when start_percent is 0); a baseline;
+ *  ARC    an ARC-style balancer: a disk read that the next larger zcache
+ *         would have served moves the boundary a page towards the zcache,
+ *         one the next larger page cache would have served a page back,
+ *         and each epoch takes the candidate nearest the boundary; CPU
+ *         is not weighed; a baseline. */
+enum { ZC_ADAPT_MODEL, ZC_ADAPT_FIXED, ZC_ADAPT_ARC };
 
 /**
  * Set options from "key=value,..." (memory=64M, disk=100us|8ms|hdd|ssd|

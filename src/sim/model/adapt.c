@@ -17,10 +17,11 @@
  *    measured compressed size plus the object header when it was last
  *    compressed, 0 if it was rejected by the admission rule (then it can
  *    never hit) or is same-filled, and while unknown the running mean over
- *    the pages compressed, weighted by the share admitted.  The
- *    allocator's density, measured on a full zcache, turns those bytes
- *    into arena bytes when the candidates are counted, so a new
- *    measurement applies to every page at once.
+ *    the pages compressed, weighted by the share admitted.  What the
+ *    allocator keeps besides the objects is measured per candidate and
+ *    carried to the others ("what the allocator takes" below); it is
+ *    taken off each candidate's bytes when the candidates are counted, so
+ *    a new measurement applies to every page at once.
  *
  *  - With an LRU page cache of P pages, the page cache holds the top P of
  *    the stack; the zcache (LRU, fed by the page cache's evictions, its
@@ -85,7 +86,7 @@
 #define SHRINK_FACTOR 3.0   /* and this many times more to shrink the zcache */
 #define PROBE_TARGET 256.0  /* sizes worth knowing in the recent history */
 #define HORIZON 1.0 /* turnovers of M in which the history's weight halves */
-/* The density is measured on a full zcache (a shrinking cache's last few
+/* The overhead is measured on a full zcache (a shrinking cache's last few
  * objects say little) of at least this many objects.  It is what the
  * allocator achieves at that size: a small zsmalloc wastes most of its
  * frames on part-filled spans. */
@@ -121,7 +122,12 @@ struct zc__adapt {
 
     /* what sizes look like */
     double known, admitted, admitted_bytes; /* decayed sums */
-    double density;         /* arena bytes per object byte, as last measured */
+    /* what the allocator's own bytes take from each candidate's zcache */
+    double ovh[MAX_STEPS + 1];   /* measured: arena bytes no object holds */
+    bool measured[MAX_STEPS + 1];
+    double room[MAX_STEPS + 1];  /* object bytes candidate k's zcache holds */
+    double reach;                /* the largest room */
+    double arc_bytes;            /* ARC: the boundary, the zcache's bytes */
     double comp_ns, comp_n; /* measured compressions */
 
     /* counts: this epoch, and the decayed history */
@@ -305,6 +311,75 @@ static double half_power(double x)
     return y;
 }
 
+/* ---- what the allocator takes ------------------------------------------ */
+
+/*
+ * A zcache of Z bytes holds fewer object bytes than Z: the allocator keeps
+ * headers, rounds objects up to its classes and leaves partly filled spans
+ * or frames.  How much depends on the size: zsmalloc wastes up to a span
+ * per class in use whatever the cache's size, so a small zsmalloc is
+ * mostly waste (a 400 KiB one held objects of 13% of its bytes in a run
+ * where the same trace's 5 MiB one held 91%), while rounding grows with
+ * the objects.  One density measured at the split in force and applied to
+ * every candidate kept the controller at the small split it had measured.
+ *
+ * So the overhead is measured per candidate, at the split in force when
+ * its zcache is full, and carried to the others between two bounds, the
+ * ones the allocators' costs lie between: towards larger candidates as
+ * fixed bytes (the optimistic bound: per-class waste that does not grow),
+ * towards smaller ones in proportion (the pessimistic one), and linearly
+ * between two measured candidates.  An optimistic guess is tested when the
+ * controller moves there and measures; a pessimistic one only ever costs
+ * a smaller move.  Before any measurement the overhead is 0.
+ */
+static void set_rooms(struct zc__adapt *a)
+{
+    a->reach = 0;
+    for (unsigned k = 0; k < a->ncand; k++) {
+        int lo = -1, hi = -1;
+        double z = (double)a->zc[k], o = 0;
+
+        for (unsigned i = 0; i < a->ncand; i++)
+            if (a->measured[i] && i <= k)
+                lo = (int)i;
+        for (unsigned i = a->ncand; i-- > k;)
+            if (a->measured[i])
+                hi = (int)i;
+        if (lo >= 0 && hi >= 0 && lo != hi) {
+            double z0 = (double)a->zc[lo], z1 = (double)a->zc[hi];
+            o = a->ovh[lo] + (a->ovh[hi] - a->ovh[lo]) * (z - z0) / (z1 - z0);
+        } else if (lo >= 0) {
+            o = a->ovh[lo]; /* fixed, upwards */
+        } else if (hi >= 0) {
+            o = a->ovh[hi] * z / (double)a->zc[hi]; /* in proportion */
+        }
+        /* never below an eighth of the bytes (as a density of 8) */
+        a->room[k] = z - o > z / 8 ? z - o : z / 8;
+        if (a->room[k] > a->reach)
+            a->reach = a->room[k];
+    }
+}
+
+/* The split in force's overhead, from the cache's statistics, when its
+ * zcache is full (at least 90% of it in use, MIN_DENSITY_OBJECTS objects):
+ * the arena bytes no object holds, scaled to the whole capacity. */
+static void measure_overhead(struct zc__adapt *a, const zc_stats *st)
+{
+    uint64_t objs = st->stored_pages - st->same_filled_pages -
+                    st->raw_pages - st->shared_pages;
+    double held = (double)st->compr_data_size + (double)objs * OBJ_HDR;
+    double z = (double)a->zc[a->cur];
+
+    if (!a->zc[a->cur] || objs < MIN_DENSITY_OBJECTS || !st->mem_used_total ||
+        st->mem_used_total * 10 < st->capacity_bytes * 9 ||
+        held > (double)st->mem_used_total)
+        return;
+    /* the free tenth (at most) is room, not overhead */
+    a->ovh[a->cur] = z - held * z / (double)st->mem_used_total;
+    a->measured[a->cur] = true;
+    set_rooms(a);
+}
+
 /* ---- public (to the replay) --------------------------------------------- */
 
 int zc__adapt_create(const zc_adapt_options *opt, size_t page_size,
@@ -315,6 +390,7 @@ int zc__adapt_create(const zc_adapt_options *opt, size_t page_size,
 
     *out = NULL;
     if (!opt || opt->steps > MAX_STEPS || opt->start_percent > 100 ||
+        opt->controller > ZC_ADAPT_ARC ||
         opt->decay_percent > 100 || !page_size ||
         opt->memory_bytes / page_size >= (1u << 26))
         return -ZC_EINVAL;
@@ -332,6 +408,8 @@ int zc__adapt_create(const zc_adapt_options *opt, size_t page_size,
         a->o.probe_every = 16;
     if (!a->o.ghost_factor)
         a->o.ghost_factor = 16;
+    if (a->o.controller == ZC_ADAPT_FIXED && !a->o.start_percent)
+        a->o.start_percent = 20;
     pages = opt->memory_bytes / page_size;
     if (!a->o.epoch)
         a->o.epoch =
@@ -379,8 +457,9 @@ int zc__adapt_create(const zc_adapt_options *opt, size_t page_size,
     memset(a->owner, 0xFF, (a->nslots + 1) * sizeof(*a->owner));
     a->free_g = NIL;
     a->oldest = 1;
-    a->density = 1; /* until measured */
+    set_rooms(a); /* no overhead known yet */
 
+    a->arc_bytes = (double)a->zc[a->cur];
     a->epoch_end = a->o.epoch;
     *out = a;
     return 0;
@@ -464,12 +543,15 @@ int zc__adapt_access(struct zc__adapt *a, uint32_t file, uint64_t page,
          * page cache (share 0), and no zcache is larger than the last
          * candidate's: then one descent decides for all. */
         bool deep = d >= a->pc[0] &&
-                    (double)(above_bytes - top_bytes(a, a->pc[0]) + x->bytes) *
-                            a->density >
-                        (double)a->zc[a->ncand - 1];
+                    (double)(above_bytes - top_bytes(a, a->pc[0]) + x->bytes) >
+                        a->reach;
         /* Candidates by page cache, smallest first: once it would hit,
-         * every larger page cache hits too. */
+         * every larger page cache hits too.  miss[]: the disk reads of
+         * the candidates around the one in force (ARC), 0 for a
+         * page-cache hit. */
+        double miss[3] = {0, 0, 0};
         for (unsigned k = a->ncand; k-- > 0;) {
+            double m = 1;
             if (d < a->pc[k])
                 break;
             if (a->zc[k])
@@ -477,17 +559,26 @@ int zc__adapt_access(struct zc__adapt *a, uint32_t file, uint64_t page,
             if (write)
                 continue;
             if (!deep && a->zc[k] && w > 0 &&
-                (double)(above_bytes - top_bytes(a, a->pc[k]) + x->bytes) *
-                        a->density <=
-                    (double)a->zc[k]) {
+                (double)(above_bytes - top_bytes(a, a->pc[k]) + x->bytes) <=
+                    a->room[k]) {
                 a->hits[k] += w;
                 a->disk[k] += 1 - w;
                 a->thits[k] += w;
                 a->tdisk[k] += 1 - w;
+                m = 1 - w;
             } else {
                 a->disk[k] += 1;
                 a->tdisk[k] += 1;
             }
+            if (k + 1 >= a->cur && k <= a->cur + 1)
+                miss[k + 1 - a->cur] = m;
+        }
+        if (a->o.controller == ZC_ADAPT_ARC && !write && miss[1] > 0) {
+            /* a ghost hit of the tier that would have served it */
+            if (a->cur + 1 < a->ncand)
+                a->arc_bytes += (miss[1] - miss[2]) * (double)a->ps;
+            if (a->cur > 0)
+                a->arc_bytes -= (miss[1] - miss[0]) * (double)a->ps;
         }
         unslot(a, gi);
         if (write) {
@@ -540,8 +631,9 @@ void zc__adapt_learn(struct zc__adapt *a, uint32_t file, uint64_t page,
         state = G_REJECTED;
     } else {
         state = G_STORED;
-        /* object bytes; the arena's overhead is the density's */
-        bytes = info->raw ? (uint32_t)((double)a->ps / a->density)
+        /* object bytes (a raw page: its frame); the allocator's own
+         * bytes are the candidates' (set_rooms) */
+        bytes = info->raw ? (uint32_t)a->ps
                           : (uint32_t)(info->compressed + OBJ_HDR);
     }
     a->known++;
@@ -571,19 +663,7 @@ int zc__adapt_decide(struct zc__adapt *a, const zc_stats *st,
     get_ns = a->o.get_ns         ? (double)a->o.get_ns
              : st->succ_gets > 0 ? (double)st->decompress_ns / st->succ_gets
                                  : DEFAULT_GET_NS;
-    {
-        /* arena bytes per object byte, raw frames left out */
-        uint64_t objs = st->stored_pages - st->same_filled_pages -
-                        st->raw_pages - st->shared_pages;
-        uint64_t raw = st->raw_pages * a->ps;
-        if (objs >= MIN_DENSITY_OBJECTS && st->mem_used_total > raw &&
-            st->compr_data_size > raw &&
-            st->mem_used_total * 10 >= st->capacity_bytes * 9) {
-            double d = (double)(st->mem_used_total - raw) /
-                       (double)(st->compr_data_size - raw + objs * OBJ_HDR);
-            a->density = d < 1 ? 1 : d > 8 ? 8 : d;
-        }
-    }
+    measure_overhead(a, st);
     for (unsigned k = 0; k < a->ncand; k++) {
         a->hdisk[k] = keep * a->hdisk[k] + a->disk[k] + a->new_reads;
         a->hcomps[k] =
@@ -601,6 +681,13 @@ int zc__adapt_decide(struct zc__adapt *a, const zc_stats *st,
     for (unsigned k = 0; k < a->ncand; k++)
         if (cost[k] < cost[best])
             best = k;
+    if (a->o.controller == ZC_ADAPT_ARC) {
+        double m = (double)a->o.memory_bytes;
+        a->arc_bytes = a->arc_bytes < 0 ? 0 : a->arc_bytes > m ? m : a->arc_bytes;
+        best = (unsigned)(a->arc_bytes / m * a->o.steps + 0.5);
+    } else if (a->o.controller == ZC_ADAPT_FIXED) {
+        best = a->cur;
+    }
 
     if (a->nlog == a->log_cap) {
         size_t n = a->log_cap ? a->log_cap * 2 : 64;
@@ -626,7 +713,7 @@ int zc__adapt_decide(struct zc__adapt *a, const zc_stats *st,
             need = MIN_GAIN_READS;
         if (best < a->cur)
             need *= SHRINK_FACTOR;
-        if (gain > need)
+        if (gain > need || a->o.controller == ZC_ADAPT_ARC)
             a->cur = best;
     }
     e->next_pc_pages = a->pc[a->cur];
@@ -740,6 +827,9 @@ static const struct {
     {"ghosts", "the recency stack holds at most this many times M's pages, "
                "ghosts included (default 16)",
      "1 to 1024"},
+    {"controller", "model (default): the model's cheapest split; fixed: "
+                   "start% (default 20); arc: an ARC-style balancer",
+     "model, fixed or arc"},
 };
 #define NAKEYS (sizeof(akeys) / sizeof(akeys[0]))
 
@@ -788,6 +878,14 @@ static int adapt_item(void *ctx, char *item, char *v, char *err,
     } else if (!strcmp(item, "ghosts")) {
         bad = parse_uint(v, 1024, &x) || !x;
         opt->ghost_factor = (unsigned)x;
+    } else if (!strcmp(item, "controller")) {
+        static const char *const names[] = {"model", "fixed", "arc"};
+        bad = 1;
+        for (unsigned i = 0; i < 3; i++)
+            if (!strcmp(v, names[i])) {
+                opt->controller = i;
+                bad = 0;
+            }
     } else {
         if (err) {
             size_t at;
