@@ -412,12 +412,18 @@ static void test_options_parse_and_name_what_is_wrong(void **st)
         assert_true(strlen(zc_adapt_key_doc(n)) > 10);
         snprintf(spec, sizeof(spec), "%s=1", k);
         if (zc_adapt_options_parse(&o, spec, e2, sizeof(e2))) {
-            snprintf(spec, sizeof(spec), "%s=1us", k);
+            snprintf(spec, sizeof(spec), "%s=%s", k,
+                     strcmp(k, "controller") ? "1us" : "arc");
             assert_int_equal(zc_adapt_options_parse(&o, spec, e2, sizeof(e2)),
                              0);
         }
     }
-    assert_int_equal(n, 10);
+    assert_int_equal(n, 11);
+    assert_int_equal(o.controller, ZC_ADAPT_ARC);
+    assert_int_equal(
+        zc_adapt_options_parse(&o, "controller=lru", err, sizeof(err)),
+        -ZC_EINVAL);
+    assert_non_null(strstr(err, "model, fixed or arc"));
     assert_null(zc_adapt_key_doc(n));
 }
 

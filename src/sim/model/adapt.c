@@ -86,6 +86,7 @@
 #define SHRINK_FACTOR 3.0   /* and this many times more to shrink the zcache */
 #define PROBE_TARGET 256.0  /* sizes worth knowing in the recent history */
 #define HORIZON 1.0 /* turnovers of M in which the history's weight halves */
+#define LONG_HORIZON 8 /* the long history's, in short ones */
 /* The overhead is measured on a full zcache (a shrinking cache's last few
  * objects say little) of at least this many objects.  It is what the
  * allocator achieves at that size: a small zsmalloc wastes most of its
@@ -133,6 +134,9 @@ struct zc__adapt {
     /* counts: this epoch, and the decayed history */
     double disk[MAX_STEPS + 1], comps[MAX_STEPS + 1], hits[MAX_STEPS + 1];
     double hdisk[MAX_STEPS + 1], hcomps[MAX_STEPS + 1], hhits[MAX_STEPS + 1];
+    /* the same over a history LONG_HORIZON times as long */
+    double ldisk[MAX_STEPS + 1], lcomps[MAX_STEPS + 1], lhits[MAX_STEPS + 1];
+    double keep_long;
     double new_reads, new_misses;
     double tdisk[MAX_STEPS + 1], thits[MAX_STEPS + 1]; /* since the start */
     double all_new_reads;
@@ -380,6 +384,23 @@ static void measure_overhead(struct zc__adapt *a, const zc_stats *st)
     set_rooms(a);
 }
 
+/* x^(1/n) for x in (0, 1] (no libm): bisection. */
+static double root(double x, unsigned n)
+{
+    double lo = x, hi = 1;
+
+    for (int i = 0; i < 60; i++) {
+        double mid = (lo + hi) / 2, p = 1;
+        for (unsigned j = 0; j < n; j++)
+            p *= mid;
+        if (p < x)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (lo + hi) / 2;
+}
+
 /* ---- public (to the replay) --------------------------------------------- */
 
 int zc__adapt_create(const zc_adapt_options *opt, size_t page_size,
@@ -419,6 +440,7 @@ int zc__adapt_create(const zc_adapt_options *opt, size_t page_size,
     a->keep = a->o.decay_percent
                   ? a->o.decay_percent / 100.0
                   : half_power((double)a->o.epoch / ((double)pages * HORIZON));
+    a->keep_long = a->keep > 0 ? root(a->keep, LONG_HORIZON) : 0;
     a->ncand = a->o.steps + 1;
     for (unsigned k = 0; k < a->ncand; k++) {
         a->zc[k] = opt->memory_bytes * k / a->o.steps / page_size * page_size;
@@ -649,12 +671,29 @@ void zc__adapt_learn(struct zc__adapt *a, uint32_t file, uint64_t page,
     set_bytes(a, gi, bytes);
 }
 
+/* Is candidate best's gain over the split in force beyond chance?  In
+ * read-equivalents (cost / disk latency), it must exceed MIN_GAIN_READS
+ * and half a percent of the current cost; to shrink the zcache, which
+ * throws its contents away, SHRINK_FACTOR times that. */
+static bool beyond_chance(const struct zc__adapt *a, const double *cost,
+                          unsigned best)
+{
+    double gain = (cost[a->cur] - cost[best]) / (double)a->o.disk_ns;
+    double need = cost[a->cur] / (double)a->o.disk_ns * 0.005;
+
+    if (need < MIN_GAIN_READS)
+        need = MIN_GAIN_READS;
+    if (best < a->cur)
+        need *= SHRINK_FACTOR;
+    return gain > need;
+}
+
 int zc__adapt_decide(struct zc__adapt *a, const zc_stats *st,
                      const zc_replay_stats *rs)
 {
     const double keep = a->keep;
-    double put_ns, get_ns, cost[MAX_STEPS + 1];
-    unsigned best;
+    double put_ns, get_ns, cost[MAX_STEPS + 1], lcost[MAX_STEPS + 1];
+    unsigned best, lbest;
     zc_adapt_epoch *e;
 
     put_ns = a->o.put_ns     ? (double)a->o.put_ns
@@ -669,18 +708,27 @@ int zc__adapt_decide(struct zc__adapt *a, const zc_stats *st,
         a->hcomps[k] =
             keep * a->hcomps[k] + a->comps[k] + (a->zc[k] ? a->new_misses : 0);
         a->hhits[k] = keep * a->hhits[k] + a->hits[k];
+        a->ldisk[k] = a->keep_long * a->ldisk[k] + a->disk[k] + a->new_reads;
+        a->lcomps[k] = a->keep_long * a->lcomps[k] + a->comps[k] +
+                       (a->zc[k] ? a->new_misses : 0);
+        a->lhits[k] = a->keep_long * a->lhits[k] + a->hits[k];
         a->disk[k] = a->comps[k] = a->hits[k] = 0;
         cost[k] = a->hdisk[k] * (double)a->o.disk_ns + a->hcomps[k] * put_ns +
                   a->hhits[k] * get_ns;
+        lcost[k] = a->ldisk[k] * (double)a->o.disk_ns +
+                   a->lcomps[k] * put_ns + a->lhits[k] * get_ns;
     }
     a->new_reads = a->new_misses = 0;
     a->known *= keep;
     a->admitted *= keep;
     a->admitted_bytes *= keep;
-    best = a->cur;
-    for (unsigned k = 0; k < a->ncand; k++)
+    best = lbest = a->cur;
+    for (unsigned k = 0; k < a->ncand; k++) {
         if (cost[k] < cost[best])
             best = k;
+        if (lcost[k] < lcost[lbest])
+            lbest = k;
+    }
     if (a->o.controller == ZC_ADAPT_ARC) {
         double m = (double)a->o.memory_bytes;
         a->arc_bytes = a->arc_bytes < 0 ? 0 : a->arc_bytes > m ? m : a->arc_bytes;
@@ -702,19 +750,16 @@ int zc__adapt_decide(struct zc__adapt *a, const zc_stats *st,
     e->pc_pages = a->pc[a->cur];
     e->zc_bytes = a->zc[a->cur];
     {
-        /* Move only for a gain beyond chance: in read-equivalents (cost /
-         * disk latency), the decayed history's gain must exceed
-         * MIN_GAIN_READS and half a percent of the current cost; to shrink
-         * the zcache, which throws its contents away, SHRINK_FACTOR times
-         * that. */
-        double gain = (cost[a->cur] - cost[best]) / (double)a->o.disk_ns;
-        double need = cost[a->cur] / (double)a->o.disk_ns * 0.005;
-        if (need < MIN_GAIN_READS)
-            need = MIN_GAIN_READS;
-        if (best < a->cur)
-            need *= SHRINK_FACTOR;
-        if (gain > need || a->o.controller == ZC_ADAPT_ARC)
+        /* Move only for a gain beyond chance: the recent history's, so
+         * that a change of phase is followed; else the long history's,
+         * where the recent one holds too few events to say (a workload
+         * that misses rarely). */
+        if (a->o.controller != ZC_ADAPT_MODEL)
             a->cur = best;
+        else if (beyond_chance(a, cost, best))
+            a->cur = best;
+        else if (beyond_chance(a, lcost, lbest))
+            a->cur = lbest;
     }
     e->next_pc_pages = a->pc[a->cur];
     e->next_zc_bytes = a->zc[a->cur];
