@@ -42,10 +42,15 @@
  *    counts join a history whose weight halves each time M's pages turn
  *    over (or decays by decay_percent per epoch), each candidate is
  *    priced, and the cheapest is taken if it beats the current split by
- *    more than 25 disk reads' worth and half a percent; shrinking the
- *    zcache, which throws its contents away, needs three times that.  The
- *    model does not depend on the split in force, so moving cannot feed
- *    back into what it measures, apart from what the sizes are known from.
+ *    more than 25 disk reads' worth and half a percent, plus what the
+ *    move itself costs (move_cost: the objects a smaller zcache throws
+ *    away, times the share of objects that get hit; the pages a larger
+ *    one takes from the page cache, compressed, and dropped when
+ *    rejected).  A second history, LONG_HORIZON times as long, decides
+ *    when the recent one shows no such gain (a workload whose misses are
+ *    too rare for a short history to tell candidates apart).  The model
+ *    does not depend on the split in force, so moving cannot feed back
+ *    into what it measures, apart from what the sizes are known from.
  *
  * Admission: with a share of 0 the zcache is off and evictions are not
  * put, so they cost no compression; one unknown page in probe_every (one
@@ -83,7 +88,6 @@
 #define EPOCH_DIV 8         /* an epoch is M's pages / 8 accesses, */
 #define MIN_EPOCH 64        /* at least this many */
 #define MIN_GAIN_READS 25.0 /* a move needs this much gain, in disk reads */
-#define SHRINK_FACTOR 3.0   /* and this many times more to shrink the zcache */
 #define PROBE_TARGET 256.0  /* sizes worth knowing in the recent history */
 #define HORIZON 1.0 /* turnovers of M in which the history's weight halves */
 #define LONG_HORIZON 8 /* the long history's, in short ones */
@@ -671,21 +675,58 @@ void zc__adapt_learn(struct zc__adapt *a, uint32_t file, uint64_t page,
     set_bytes(a, gi, bytes);
 }
 
-/* Is candidate best's gain over the split in force beyond chance?  In
- * read-equivalents (cost / disk latency), it must exceed MIN_GAIN_READS
- * and half a percent of the current cost; to shrink the zcache, which
- * throws its contents away, SHRINK_FACTOR times that. */
-static bool beyond_chance(const struct zc__adapt *a, const double *cost,
-                          unsigned best)
+/*
+ * What moving from the split in force to candidate `to` costs once, in
+ * read-equivalents (cost / disk latency):
+ *  - a smaller zcache throws away the objects that no longer fit, and each
+ *    one that would have been hit is a disk read: the objects are the
+ *    room lost over the mean object's bytes, the share hit is the zcache's
+ *    hits per put in the history (a loop that fits loses every one, a
+ *    scan none);
+ *  - a larger zcache takes the pages from the page cache's end, each one
+ *    compressed as it goes, and those the admission rule rejects are
+ *    dropped: a disk read each that is read again, and at most as many
+ *    as that end of the page cache served in the history (the reads the
+ *    smaller page cache misses that the larger one hits).
+ */
+static double move_cost(const struct zc__adapt *a, unsigned to,
+                        const double *disk, const double *hits,
+                        const double *comps, double put_ns)
+{
+    const unsigned cur = a->cur;
+    double mean = a->admitted > 0 ? a->admitted_bytes / a->admitted
+                                  : (double)a->ps / 4;
+
+    if (to < cur) {
+        double objs = (a->room[cur] - a->room[to]) /
+                      (mean > 64 ? mean : 64);
+        double reuse = comps[cur] > 0 ? hits[cur] / comps[cur] : 0;
+        return objs * (reuse < 1 ? reuse : 1);
+    }
+    if (to > cur) {
+        double pages = (double)(a->pc[cur] - a->pc[to]);
+        double served = disk[to] + hits[to] - disk[cur] - hits[cur];
+        served = served < 0 ? 0 : served < pages ? served : pages;
+        return pages * put_ns / (double)a->o.disk_ns +
+               served * (1 - admit_share(a));
+    }
+    return 0;
+}
+
+/* Is candidate best's gain over the split in force beyond chance and
+ * worth the move?  In read-equivalents over the history, the gain must
+ * exceed MIN_GAIN_READS and half a percent of the current cost, plus what
+ * the move itself costs. */
+static bool worth_moving(const struct zc__adapt *a, const double *cost,
+                         const double *disk, const double *hits,
+                         const double *comps, unsigned best, double put_ns)
 {
     double gain = (cost[a->cur] - cost[best]) / (double)a->o.disk_ns;
     double need = cost[a->cur] / (double)a->o.disk_ns * 0.005;
 
     if (need < MIN_GAIN_READS)
         need = MIN_GAIN_READS;
-    if (best < a->cur)
-        need *= SHRINK_FACTOR;
-    return gain > need;
+    return gain > need + move_cost(a, best, disk, hits, comps, put_ns);
 }
 
 int zc__adapt_decide(struct zc__adapt *a, const zc_stats *st,
@@ -756,9 +797,11 @@ int zc__adapt_decide(struct zc__adapt *a, const zc_stats *st,
          * that misses rarely). */
         if (a->o.controller != ZC_ADAPT_MODEL)
             a->cur = best;
-        else if (beyond_chance(a, cost, best))
+        else if (worth_moving(a, cost, a->hdisk, a->hhits, a->hcomps, best,
+                              put_ns))
             a->cur = best;
-        else if (beyond_chance(a, lcost, lbest))
+        else if (worth_moving(a, lcost, a->ldisk, a->lhits, a->lcomps, lbest,
+                              put_ns))
             a->cur = lbest;
     }
     e->next_pc_pages = a->pc[a->cur];
