@@ -71,6 +71,7 @@ struct job {
     int rc;
     char err[1024];
     bool adaptive;          /* a run of the controller over all of M */
+    unsigned controller;    /* its zc_adapt_options.controller */
     zc_adapt_epoch *epochs; /* its split over time */
     size_t nepochs;
 };
@@ -97,6 +98,8 @@ static struct {
     size_t ntraces;
     bool adaptive, content_set;
     zc_adapt_options adapt;
+    unsigned ctl[3]; /* --adaptive=LIST: the controllers, in order */
+    int nctl;        /* 0: --adapt's (the model by default) */
 } o = {.content = "synth",
        .output = "text",
        .zbase = "",
@@ -137,7 +140,11 @@ static void usage(FILE *f)
                "                      as it runs (zcache-replay --help: "
                "--adapt SPEC), its split\n"
                "                      over time in PREFIX-adaptive.csv with "
-               "--plot\n"
+               "--plot;\n"
+               "                      --adaptive=NAME,... a row per "
+               "controller: model (the default),\n"
+               "                      fixed (20%%, zswap's pool limit), arc "
+               "(an ARC-style balancer)\n"
                "  --format, --page-size, --content   as zcache-replay (the "
                "content's default:\n"
                "                      pack:PACK when the trace's header "
@@ -358,6 +365,35 @@ static void check_sets(void)
     }
 }
 
+/* The controllers' names, as --adapt's controller key reads them. */
+static const char *const ctl_names[] = {"model", "fixed", "arc"};
+
+/* --adaptive=NAME,...: one adaptive row per controller (and --set
+ * combination), each named once. */
+static void parse_controllers(const char *list)
+{
+    const char *p = list;
+
+    o.nctl = 0;
+    for (;;) {
+        size_t n = strcspn(p, ",");
+        unsigned k;
+        for (k = 0; k < 3; k++)
+            if (strlen(ctl_names[k]) == n && !strncmp(p, ctl_names[k], n))
+                break;
+        if (k == 3)
+            die(2, "--adaptive=%s: want controllers among model, fixed, arc",
+                list);
+        for (int i = 0; i < o.nctl; i++)
+            if (o.ctl[i] == k)
+                die(2, "--adaptive=%s: %s named twice", list, ctl_names[k]);
+        o.ctl[o.nctl++] = k;
+        if (!p[n])
+            return;
+        p += n + 1;
+    }
+}
+
 static void parse_args(int argc, char **argv)
 {
     o.traces = calloc((size_t)argc, sizeof(*o.traces));
@@ -385,6 +421,11 @@ static void parse_args(int argc, char **argv)
         }
         if (!strcmp(a, "--adaptive")) {
             o.adaptive = true;
+            continue;
+        }
+        if (!strncmp(a, "--adaptive=", 11)) {
+            o.adaptive = true;
+            parse_controllers(a + 11);
             continue;
         }
         if (!v) {
@@ -689,9 +730,11 @@ static void adapt_one(struct job *j)
     zc_cache *zc = NULL;
     zc_request q = {0};
     const zc_adapt_epoch *e;
+    zc_adapt_options ao = o.adapt;
     bool checked = false;
     int rc;
 
+    ao.controller = j->controller;
     cfg.page_size = o.page_size;
     if (zc_config_parse_error(&cfg, j->spec, j->err, sizeof(j->err))) {
         j->rc = 2;
@@ -709,7 +752,7 @@ static void adapt_one(struct job *j)
         (rc = zc_replay_create(j->pc_pages, o.page_size, zc, content, &r)) ||
         (rc = trace_model_setup(r, t, o.traces[0], o.model, o.ra_set,
                                 o.ra_kb, j->err, sizeof(j->err))) ||
-        (rc = zc_replay_adapt(r, &o.adapt))) {
+        (rc = zc_replay_adapt(r, &ao))) {
         if (!j->err[0])
             snprintf(j->err, sizeof(j->err), "%s", zc_strerror(rc));
         j->rc = rc == -ZC_ENOMEM ? 1 : 2;
@@ -936,7 +979,8 @@ static uint64_t count_rows(char **caps, size_t ncap, size_t npc, char **shares,
         uint64_t m = size_arg(o.memory, false, "--memory");
         for (size_t i = 0; i < nshare; i++)
             rows += share_cap(m, shares[i]) ? combos : 1;
-        return rows + (o.adaptive ? combos : 0);
+        return rows + (o.adaptive ? combos * (uint64_t)(o.nctl ? o.nctl : 1)
+                                  : 0);
     }
     for (size_t c = 0; c < ncap; c++)
         rows += cap_of(caps[c]) ? combos : 1;
@@ -1051,7 +1095,7 @@ static void csv(FILE *f, const zc_mrc *mrc)
 {
     fprintf(f, "trace,format,content,page_cache_pages,page_cache_model,"
                "zcache_spec,capacity_bytes,share_percent,adaptive,"
-               "zcache_config");
+               "controller,zcache_config");
     out_replay_csv_header(f);
     fprintf(f, ",mrc_pc_hits");
     out_zcache_csv_header(f);
@@ -1069,7 +1113,8 @@ static void csv(FILE *f, const zc_mrc *mrc)
         fprintf(f, ",%" PRIu64 ",", j->cap_bytes);
         if (!j->adaptive && o.memory)
             fprintf(f, "%g", j->share);
-        fprintf(f, ",%s,", j->adaptive ? "true" : "false");
+        fprintf(f, ",%s,%s,", j->adaptive ? "true" : "false",
+                j->adaptive ? ctl_names[j->controller] : "");
         out_csv_string(f, j->have_zs ? j->config : "off");
         out_replay_csv(f, &j->st);
         fprintf(f, ",%" PRIu64, mrc ? zc_mrc_hits(mrc, j->pc_pages) : 0);
@@ -1109,11 +1154,12 @@ static void json(const zc_mrc *mrc)
         printf(",\"capacity_bytes\":%" PRIu64 ",\"share_percent\":",
                j->cap_bytes);
         if (j->adaptive)
-            printf("null,\"adaptive\":true");
+            printf("null,\"adaptive\":true,\"controller\":\"%s\"",
+                   ctl_names[j->controller]);
         else if (o.memory)
-            printf("%g,\"adaptive\":false", j->share);
+            printf("%g,\"adaptive\":false,\"controller\":null", j->share);
         else
-            printf("null,\"adaptive\":false");
+            printf("null,\"adaptive\":false,\"controller\":null");
         printf(",\"zcache_config\":");
         out_json_string(stdout, j->have_zs ? j->config : "off");
         out_replay_json(stdout, &j->st);
@@ -1616,13 +1662,27 @@ int main(int argc, char **argv)
             uint64_t m = size_arg(o.memory, false, "--memory");
             char capstr[32]; /* add_job() copies it */
             snprintf(capstr, sizeof(capstr), "%" PRIu64, m);
-            add_jobs(m / o.page_size, NULL, capstr, -1);
-            for (size_t i = nstatic; i < njobs; i++) {
-                char *l = jobs[i].label;
-                jobs[i].adaptive = true;
-                memmove(l + 8, l + strlen(capstr),
-                        strlen(l + strlen(capstr)) + 1);
-                memcpy(l, "adaptive", 8);
+            if (!o.nctl)
+                o.ctl[o.nctl++] = o.adapt.controller;
+            for (int c = 0; c < o.nctl; c++) {
+                size_t first = njobs;
+                /* "adaptive" for the model, "adaptive:NAME" for another */
+                char name[32];
+                snprintf(name, sizeof(name), "adaptive%s%s",
+                         o.ctl[c] ? ":" : "", o.ctl[c] ? ctl_names[o.ctl[c]] : "");
+                add_jobs(m / o.page_size, NULL, capstr, -1);
+                for (size_t i = first; i < njobs; i++) {
+                    char *l = jobs[i].label;
+                    size_t nl = strlen(name), nc = strlen(capstr);
+                    jobs[i].adaptive = true;
+                    jobs[i].controller = o.ctl[c];
+                    /* the label starts with the capacity: the name
+                     * replaces it (cut to fit) */
+                    if (strlen(l) - nc + nl >= sizeof(jobs[i].label))
+                        l[sizeof(jobs[i].label) - 1 - nl + nc] = '\0';
+                    memmove(l + nl, l + nc, strlen(l + nc) + 1);
+                    memcpy(l, name, nl);
+                }
             }
             o.adapt.memory_bytes = m;
             if (!o.adapt.disk_ns)
