@@ -466,5 +466,19 @@ expect 2 "more than the library's largest" "$sweep" --memory 16G --adaptive \
 grep -q "saved_ms: zcache hits" "$tmp/noshare0" ||
   bad "a split without share 0: $(tail -4 "$tmp/noshare0")"
 
+# --adaptive=LIST: controllers named once each, among those there are; the
+# fixed baseline at 20% is the static 20% split (zbud: an allocator whose
+# layout does not depend on the capacity it is made with).
+expect 2 "want controllers among model, fixed, arc" "$sweep" --memory 4M \
+  --adaptive=lru "$trace"
+expect 2 "fixed named twice" "$sweep" --memory 4M --adaptive=fixed,fixed \
+  "$trace"
+"$sweep" --memory 4M --share 20 --adaptive=fixed,arc,model --zcache allocator=zbud \
+  --output csv "$trace" >"$tmp/ctl.csv" 2>"$tmp/err" || bad "--adaptive=LIST: $(cat "$tmp/err")"
+[ "$(csv_get "$tmp/ctl.csv" 2 controller),$(csv_get "$tmp/ctl.csv" 3 controller),$(csv_get "$tmp/ctl.csv" 4 controller)" = fixed,arc,model ] ||
+  bad "--adaptive=fixed,arc,model: controllers $(cut -c1-200 "$tmp/ctl.csv")"
+[ "$(csv_get "$tmp/ctl.csv" 1 disk_reads)" = "$(csv_get "$tmp/ctl.csv" 2 disk_reads)" ] ||
+  bad "fixed at 20% read $(csv_get "$tmp/ctl.csv" 2 disk_reads) times, the static 20% split $(csv_get "$tmp/ctl.csv" 1 disk_reads)"
+
 [ "$fail" = 0 ] && echo "tools_errors: ok"
 exit "$fail"
