@@ -735,6 +735,10 @@ ZC_API int zc_adapt_options_parse(zc_adapt_options *opt, const char *spec,
 ZC_API const char *zc_adapt_key_name(size_t i);
 ZC_API const char *zc_adapt_key_doc(size_t i);
 
+/** The name of controller c (ZC_ADAPT_MODEL...: "model", "fixed", "arc"),
+ *  as the controller key takes it; NULL past the last. */
+ZC_API const char *zc_adapt_controller_name(unsigned c);
+
 /** One epoch of an adaptive replay. */
 typedef struct zc_adapt_epoch {
     uint64_t accesses; /* accesses before the epoch's end */

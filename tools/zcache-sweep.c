@@ -365,11 +365,8 @@ static void check_sets(void)
     }
 }
 
-/* The controllers' names, as --adapt's controller key reads them. */
-static const char *const ctl_names[] = {"model", "fixed", "arc"};
-
 /* --adaptive=NAME,...: one adaptive row per controller (and --set
- * combination), each named once. */
+ * combination), each named once; the names are the controller key's. */
 static void parse_controllers(const char *list)
 {
     const char *p = list;
@@ -377,17 +374,20 @@ static void parse_controllers(const char *list)
     o.nctl = 0;
     for (;;) {
         size_t n = strcspn(p, ",");
-        unsigned k;
-        for (k = 0; k < 3; k++)
-            if (strlen(ctl_names[k]) == n && !strncmp(p, ctl_names[k], n))
-                break;
-        if (k == 3)
+        zc_adapt_options t = {0};
+        char spec[64];
+        if (n > 32 || (snprintf(spec, sizeof(spec), "controller=%.*s", (int)n,
+                                p),
+                       zc_adapt_options_parse(&t, spec, NULL, 0)))
             die(2, "--adaptive=%s: want controllers among model, fixed, arc",
                 list);
         for (int i = 0; i < o.nctl; i++)
-            if (o.ctl[i] == k)
-                die(2, "--adaptive=%s: %s named twice", list, ctl_names[k]);
-        o.ctl[o.nctl++] = k;
+            if (o.ctl[i] == t.controller)
+                die(2, "--adaptive=%s: %s named twice", list,
+                    zc_adapt_controller_name(t.controller));
+        if (o.nctl == 3)
+            die(2, "--adaptive=%s: at most 3 controllers", list);
+        o.ctl[o.nctl++] = t.controller;
         if (!p[n])
             return;
         p += n + 1;
@@ -1114,7 +1114,7 @@ static void csv(FILE *f, const zc_mrc *mrc)
         if (!j->adaptive && o.memory)
             fprintf(f, "%g", j->share);
         fprintf(f, ",%s,%s,", j->adaptive ? "true" : "false",
-                j->adaptive ? ctl_names[j->controller] : "");
+                j->adaptive ? zc_adapt_controller_name(j->controller) : "");
         out_csv_string(f, j->have_zs ? j->config : "off");
         out_replay_csv(f, &j->st);
         fprintf(f, ",%" PRIu64, mrc ? zc_mrc_hits(mrc, j->pc_pages) : 0);
@@ -1155,7 +1155,7 @@ static void json(const zc_mrc *mrc)
                j->cap_bytes);
         if (j->adaptive)
             printf("null,\"adaptive\":true,\"controller\":\"%s\"",
-                   ctl_names[j->controller]);
+                   zc_adapt_controller_name(j->controller));
         else if (o.memory)
             printf("%g,\"adaptive\":false,\"controller\":null", j->share);
         else
@@ -1669,7 +1669,8 @@ int main(int argc, char **argv)
                 /* "adaptive" for the model, "adaptive:NAME" for another */
                 char name[32];
                 snprintf(name, sizeof(name), "adaptive%s%s",
-                         o.ctl[c] ? ":" : "", o.ctl[c] ? ctl_names[o.ctl[c]] : "");
+                         o.ctl[c] ? ":" : "",
+                         o.ctl[c] ? zc_adapt_controller_name(o.ctl[c]) : "");
                 add_jobs(m / o.page_size, NULL, capstr, -1);
                 for (size_t i = first; i < njobs; i++) {
                     char *l = jobs[i].label;

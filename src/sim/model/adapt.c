@@ -137,10 +137,13 @@ struct zc__adapt {
 
     /* counts: this epoch, and the decayed history */
     double disk[MAX_STEPS + 1], comps[MAX_STEPS + 1], hits[MAX_STEPS + 1];
-    double hdisk[MAX_STEPS + 1], hcomps[MAX_STEPS + 1], hhits[MAX_STEPS + 1];
-    /* the same over a history LONG_HORIZON times as long */
-    double ldisk[MAX_STEPS + 1], lcomps[MAX_STEPS + 1], lhits[MAX_STEPS + 1];
-    double keep_long;
+    /* the recent history, and one LONG_HORIZON times as long */
+    struct history {
+        double keep; /* weight kept per epoch */
+        double disk[MAX_STEPS + 1], comps[MAX_STEPS + 1], hits[MAX_STEPS + 1];
+        double cost[MAX_STEPS + 1]; /* priced at the last decision */
+        unsigned best;              /* the cheapest candidate */
+    } h[2];
     double new_reads, new_misses;
     double tdisk[MAX_STEPS + 1], thits[MAX_STEPS + 1]; /* since the start */
     double all_new_reads;
@@ -444,7 +447,8 @@ int zc__adapt_create(const zc_adapt_options *opt, size_t page_size,
     a->keep = a->o.decay_percent
                   ? a->o.decay_percent / 100.0
                   : half_power((double)a->o.epoch / ((double)pages * HORIZON));
-    a->keep_long = a->keep > 0 ? root(a->keep, LONG_HORIZON) : 0;
+    a->h[0].keep = a->keep;
+    a->h[1].keep = a->keep > 0 ? root(a->keep, LONG_HORIZON) : 0;
     a->ncand = a->o.steps + 1;
     for (unsigned k = 0; k < a->ncand; k++) {
         a->zc[k] = opt->memory_bytes * k / a->o.steps / page_size * page_size;
@@ -689,11 +693,11 @@ void zc__adapt_learn(struct zc__adapt *a, uint32_t file, uint64_t page,
  *    as that end of the page cache served in the history (the reads the
  *    smaller page cache misses that the larger one hits).
  */
-static double move_cost(const struct zc__adapt *a, unsigned to,
-                        const double *disk, const double *hits,
-                        const double *comps, double put_ns)
+static double move_cost(const struct zc__adapt *a, const struct history *h,
+                        unsigned to, double put_ns)
 {
     const unsigned cur = a->cur;
+    const double *disk = h->disk, *hits = h->hits, *comps = h->comps;
     double mean = a->admitted > 0 ? a->admitted_bytes / a->admitted
                                   : (double)a->ps / 4;
 
@@ -717,24 +721,42 @@ static double move_cost(const struct zc__adapt *a, unsigned to,
  * worth the move?  In read-equivalents over the history, the gain must
  * exceed MIN_GAIN_READS and half a percent of the current cost, plus what
  * the move itself costs. */
-static bool worth_moving(const struct zc__adapt *a, const double *cost,
-                         const double *disk, const double *hits,
-                         const double *comps, unsigned best, double put_ns)
+static bool worth_moving(const struct zc__adapt *a, const struct history *h,
+                         double put_ns)
 {
-    double gain = (cost[a->cur] - cost[best]) / (double)a->o.disk_ns;
-    double need = cost[a->cur] / (double)a->o.disk_ns * 0.005;
+    double gain = (h->cost[a->cur] - h->cost[h->best]) / (double)a->o.disk_ns;
+    double need = h->cost[a->cur] / (double)a->o.disk_ns * 0.005;
 
     if (need < MIN_GAIN_READS)
         need = MIN_GAIN_READS;
-    return gain > need + move_cost(a, best, disk, hits, comps, put_ns);
+    return gain > need + move_cost(a, h, h->best, put_ns);
+}
+
+/* This epoch's counts into history h, each candidate priced, the cheapest
+ * found. */
+static void fold(struct zc__adapt *a, struct history *h, double put_ns,
+                 double get_ns)
+{
+    h->best = a->cur;
+    for (unsigned k = 0; k < a->ncand; k++) {
+        h->disk[k] = h->keep * h->disk[k] + a->disk[k] + a->new_reads;
+        h->comps[k] = h->keep * h->comps[k] + a->comps[k] +
+                      (a->zc[k] ? a->new_misses : 0);
+        h->hits[k] = h->keep * h->hits[k] + a->hits[k];
+        h->cost[k] = h->disk[k] * (double)a->o.disk_ns + h->comps[k] * put_ns +
+                     h->hits[k] * get_ns;
+    }
+    for (unsigned k = 0; k < a->ncand; k++)
+        if (h->cost[k] < h->cost[h->best])
+            h->best = k;
 }
 
 int zc__adapt_decide(struct zc__adapt *a, const zc_stats *st,
                      const zc_replay_stats *rs)
 {
     const double keep = a->keep;
-    double put_ns, get_ns, cost[MAX_STEPS + 1], lcost[MAX_STEPS + 1];
-    unsigned best, lbest;
+    double put_ns, get_ns;
+    unsigned best;
     zc_adapt_epoch *e;
 
     put_ns = a->o.put_ns     ? (double)a->o.put_ns
@@ -744,32 +766,15 @@ int zc__adapt_decide(struct zc__adapt *a, const zc_stats *st,
              : st->succ_gets > 0 ? (double)st->decompress_ns / st->succ_gets
                                  : DEFAULT_GET_NS;
     measure_overhead(a, st);
-    for (unsigned k = 0; k < a->ncand; k++) {
-        a->hdisk[k] = keep * a->hdisk[k] + a->disk[k] + a->new_reads;
-        a->hcomps[k] =
-            keep * a->hcomps[k] + a->comps[k] + (a->zc[k] ? a->new_misses : 0);
-        a->hhits[k] = keep * a->hhits[k] + a->hits[k];
-        a->ldisk[k] = a->keep_long * a->ldisk[k] + a->disk[k] + a->new_reads;
-        a->lcomps[k] = a->keep_long * a->lcomps[k] + a->comps[k] +
-                       (a->zc[k] ? a->new_misses : 0);
-        a->lhits[k] = a->keep_long * a->lhits[k] + a->hits[k];
+    fold(a, &a->h[0], put_ns, get_ns);
+    fold(a, &a->h[1], put_ns, get_ns);
+    for (unsigned k = 0; k < a->ncand; k++)
         a->disk[k] = a->comps[k] = a->hits[k] = 0;
-        cost[k] = a->hdisk[k] * (double)a->o.disk_ns + a->hcomps[k] * put_ns +
-                  a->hhits[k] * get_ns;
-        lcost[k] = a->ldisk[k] * (double)a->o.disk_ns +
-                   a->lcomps[k] * put_ns + a->lhits[k] * get_ns;
-    }
     a->new_reads = a->new_misses = 0;
     a->known *= keep;
     a->admitted *= keep;
     a->admitted_bytes *= keep;
-    best = lbest = a->cur;
-    for (unsigned k = 0; k < a->ncand; k++) {
-        if (cost[k] < cost[best])
-            best = k;
-        if (lcost[k] < lcost[lbest])
-            lbest = k;
-    }
+    best = a->h[0].best;
     if (a->o.controller == ZC_ADAPT_ARC) {
         double m = (double)a->o.memory_bytes;
         a->arc_bytes = a->arc_bytes < 0 ? 0 : a->arc_bytes > m ? m : a->arc_bytes;
@@ -797,17 +802,15 @@ int zc__adapt_decide(struct zc__adapt *a, const zc_stats *st,
          * that misses rarely). */
         if (a->o.controller != ZC_ADAPT_MODEL)
             a->cur = best;
-        else if (worth_moving(a, cost, a->hdisk, a->hhits, a->hcomps, best,
-                              put_ns))
-            a->cur = best;
-        else if (worth_moving(a, lcost, a->ldisk, a->lhits, a->lcomps, lbest,
-                              put_ns))
-            a->cur = lbest;
+        else if (worth_moving(a, &a->h[0], put_ns))
+            a->cur = a->h[0].best;
+        else if (worth_moving(a, &a->h[1], put_ns))
+            a->cur = a->h[1].best;
     }
     e->next_pc_pages = a->pc[a->cur];
     e->next_zc_bytes = a->zc[a->cur];
-    e->est_disk_reads = a->hdisk[a->cur];
-    e->est_cost_ns = cost[a->cur];
+    e->est_disk_reads = a->h[0].disk[a->cur];
+    e->est_cost_ns = a->h[0].cost[a->cur];
     e->put_ns = put_ns;
     e->get_ns = get_ns;
     e->disk_reads = rs->disk_reads;
@@ -921,6 +924,13 @@ static const struct {
 };
 #define NAKEYS (sizeof(akeys) / sizeof(akeys[0]))
 
+const char *zc_adapt_controller_name(unsigned c)
+{
+    static const char *const names[] = {"model", "fixed", "arc"};
+
+    return c <= ZC_ADAPT_ARC ? names[c] : NULL;
+}
+
 const char *zc_adapt_key_name(size_t i)
 {
     return i < NAKEYS ? akeys[i].name : NULL;
@@ -967,10 +977,9 @@ static int adapt_item(void *ctx, char *item, char *v, char *err,
         bad = parse_uint(v, 1024, &x) || !x;
         opt->ghost_factor = (unsigned)x;
     } else if (!strcmp(item, "controller")) {
-        static const char *const names[] = {"model", "fixed", "arc"};
         bad = 1;
-        for (unsigned i = 0; i < 3; i++)
-            if (!strcmp(v, names[i])) {
+        for (unsigned i = 0; zc_adapt_controller_name(i); i++)
+            if (!strcmp(v, zc_adapt_controller_name(i))) {
                 opt->controller = i;
                 bad = 0;
             }
