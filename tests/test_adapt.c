@@ -289,6 +289,110 @@ static void test_incompressible_pages_keep_the_zcache_off(void **st)
     assert_true(zs.puts < rs.pc_evictions / 4);
 }
 
+/* A stream whose best split changes: random pages among 900 (the page
+ * cache of all of M holds them: best 0%), then a hot set of 30 pages
+ * beside a loop over 4,600 (a zcache of about 80% of M holds the loop and
+ * leaves the hot set its page cache), then the first phase again. */
+#define PHASE_MEMORY 1000
+#define PHASE_LEN 40000
+static uint64_t phase_page(unsigned phase, uint64_t i, uint64_t *g)
+{
+    if (phase % 2 == 0)
+        return below(g, 900);
+    return below(g, 2) ? below(g, 30) : 1000 + i % 4600;
+}
+
+/* The cost (ms) of one phase alone at a static split of share % of M. */
+static double phase_cost(zc_content *content, unsigned phase, unsigned share,
+                         const zc_prices *p)
+{
+    uint64_t zb = (uint64_t)PHASE_MEMORY * share / 100 * 4096, g = 11;
+    zc_cache *zc = NULL;
+    zc_replay *r;
+    zc_replay_stats rs;
+    zc_stats zs = {0};
+    char spec[64];
+
+    if (zb) {
+        snprintf(spec, sizeof(spec), "capacity=%llu", (unsigned long long)zb);
+        zc = zcache(spec);
+    }
+    assert_int_equal(zc_replay_create(PHASE_MEMORY - zb / 4096, 4096, zc,
+                                      zc ? content : NULL, &r),
+                     0);
+    for (uint64_t i = 0; i < PHASE_LEN; i++) {
+        zc_request q = {.offset = phase_page(phase, i, &g) * 4096,
+                        .length = 4096};
+        assert_int_equal(zc_replay_request(r, &q), 0);
+    }
+    assert_int_equal(zc_replay_stats_get(r, &rs), 0);
+    if (zc)
+        assert_int_equal(zc_stats_get(zc, &zs), 0);
+    zc_replay_destroy(r);
+    zc_cache_destroy(zc);
+    return (double)rs.disk_reads * (double)p->disk_ns / 1e6 +
+           zc_cost_of(&zs, 0, p).cpu_ms;
+}
+
+/* The best static split of each phase is measured here (shares 0, 10, ...,
+ * 100, static replays of the phase alone); the controller, at the same
+ * prices, must end each phase within 10 points of it. */
+static void test_the_split_follows_phases(void **st)
+{
+    const zc_prices p = {.disk_ns = 100000, .put_ns = 2000, .get_ns = 500};
+    zc_adapt_options o = {0};
+    zc_content *content;
+    zc_replay *r;
+    zc_cache *zc = zcache("");
+    unsigned best[2];
+    uint64_t g = 11;
+    (void)st;
+
+    assert_int_equal(zc_content_open("synth:3", 4096, &content, NULL, 0), 0);
+    for (unsigned ph = 0; ph < 2; ph++) {
+        double least = 0;
+        for (unsigned s = 0; s <= 100; s += 10) {
+            double c = phase_cost(content, ph, s, &p);
+            if (s == 0 || c < least) {
+                least = c;
+                best[ph] = s;
+            }
+        }
+    }
+    /* the premise: the best split goes from (about) 0% to 80% */
+    assert_true(best[0] <= 10);
+    assert_true(best[1] >= 70);
+
+    assert_int_equal(zc_replay_create(0, 4096, zc, content, &r), 0);
+    o.memory_bytes = PHASE_MEMORY * 4096;
+    o.disk_ns = p.disk_ns;
+    o.put_ns = p.put_ns;
+    o.get_ns = p.get_ns;
+    assert_int_equal(zc_replay_adapt(r, &o), 0);
+    for (unsigned ph = 0; ph < 3; ph++) {
+        const zc_adapt_epoch *e;
+        size_t n;
+        double share;
+
+        for (uint64_t i = 0; i < PHASE_LEN; i++) {
+            zc_request q = {.offset = phase_page(ph, i, &g) * 4096,
+                            .length = 4096};
+            assert_int_equal(zc_replay_request(r, &q), 0);
+        }
+        n = zc_replay_adapt_log(r, &e);
+        assert_true(n > 0);
+        share = 100.0 * (double)e[n - 1].next_zc_bytes /
+                (PHASE_MEMORY * 4096.0);
+        print_message("phase %u: best static %u%%, controller %.1f%%\n", ph,
+                      best[ph % 2], share);
+        assert_true(share >= best[ph % 2] - 10.0 &&
+                    share <= best[ph % 2] + 10.0);
+    }
+    zc_replay_destroy(r);
+    zc_cache_destroy(zc);
+    zc_content_close(content);
+}
+
 /* With the zcache on, a page known to be rejected (compressed since its
  * last write) is not compressed again, and nothing else changes. */
 static void test_known_rejected_pages_are_not_compressed_again(void **st)
@@ -471,6 +575,7 @@ int main(void)
         cmocka_unit_test(test_a_loop_larger_than_memory_gets_a_zcache),
         cmocka_unit_test(test_incompressible_pages_keep_the_zcache_off),
         cmocka_unit_test(test_known_rejected_pages_are_not_compressed_again),
+        cmocka_unit_test(test_the_split_follows_phases),
         cmocka_unit_test(test_adapt_refuses_bad_setups),
         cmocka_unit_test(test_options_parse_and_name_what_is_wrong),
         cmocka_unit_test(test_adaptive_replay_of_file_keys),

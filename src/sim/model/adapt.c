@@ -43,21 +43,28 @@
  *    over (or decays by decay_percent per epoch), each candidate is
  *    priced, and the cheapest is taken if it beats the current split by
  *    more than 25 disk reads' worth and half a percent, plus what the
- *    move itself costs (move_cost: the objects a smaller zcache throws
- *    away, times the share of objects that get hit; the pages a larger
- *    one takes from the page cache, compressed, and dropped when
- *    rejected).  A second history, LONG_HORIZON times as long, decides
- *    when the recent one shows no such gain (a workload whose misses are
- *    too rare for a short history to tell candidates apart).  The model
- *    does not depend on the split in force, so moving cannot feed back
- *    into what it measures, apart from what the sizes are known from.
+ *    move itself costs (move_cost: the hits the new split's zcache or
+ *    page cache lacks at first, and the compressions of the pages a
+ *    larger zcache takes).  A second history, all of the run without
+ *    decay, decides when the recent one shows no such gain, and only
+ *    where the recent one does not point the other way: a gain too
+ *    small per epoch to pay a move back within the recent history (a
+ *    workload that misses rarely, or a move that takes long to fill)
+ *    pays it back once it has held long enough, the longer it has held
+ *    the longer it is expected to, while a gain that comes and goes
+ *    stays the recent history's alone.  The model does not depend on
+ *    the split in force, so moving cannot feed back into what it
+ *    measures, apart from what the sizes are known from.
  *
  * Admission: with a share of 0 the zcache is off and evictions are not
  * put, so they cost no compression; one unknown page in probe_every (one
  * in 8 x probe_every once the recent history knows PROBE_TARGET sizes) is
  * compressed without being stored (zc_estimate_page()) so that the sizes,
  * and with them the value of a zcache, stay known: that is how the cache
- * comes back.  A page known to be rejected is not compressed again until
+ * comes back.  What is known is paid for: the probes cost at most
+ * PROBE_BUDGET of a disk read per eviction (an eviction follows a miss), so
+ * where a compression costs much against a read (a fast disk) fewer pages
+ * are probed, and a zcache that does not pay costs at most that.  A page known to be rejected is not compressed again until
  * it is written.
  *
  * Time slots: each access takes the next slot; when all 2 x capacity
@@ -89,8 +96,8 @@
 #define MIN_EPOCH 64        /* at least this many */
 #define MIN_GAIN_READS 25.0 /* a move needs this much gain, in disk reads */
 #define PROBE_TARGET 256.0  /* sizes worth knowing in the recent history */
+#define PROBE_BUDGET 0.0025 /* the probes' cost per eviction, in disk reads */
 #define HORIZON 1.0 /* turnovers of M in which the history's weight halves */
-#define LONG_HORIZON 8 /* the long history's, in short ones */
 /* The overhead is measured on a full zcache (a shrinking cache's last few
  * objects say little) of at least this many objects.  It is what the
  * allocator achieves at that size: a small zsmalloc wastes most of its
@@ -137,7 +144,7 @@ struct zc__adapt {
 
     /* counts: this epoch, and the decayed history */
     double disk[MAX_STEPS + 1], comps[MAX_STEPS + 1], hits[MAX_STEPS + 1];
-    /* the recent history, and one LONG_HORIZON times as long */
+    /* the recent history, and the whole run's (no decay) */
     struct history {
         double keep; /* weight kept per epoch */
         double disk[MAX_STEPS + 1], comps[MAX_STEPS + 1], hits[MAX_STEPS + 1];
@@ -148,6 +155,7 @@ struct zc__adapt {
     double tdisk[MAX_STEPS + 1], thits[MAX_STEPS + 1]; /* since the start */
     double all_new_reads;
     uint64_t accesses, epoch_end, unknown_evictions;
+    uint64_t probe_gap; /* with the zcache off, probe one unknown in this */
 
     zc_adapt_epoch *log;
     size_t nlog, log_cap;
@@ -391,21 +399,16 @@ static void measure_overhead(struct zc__adapt *a, const zc_stats *st)
     set_rooms(a);
 }
 
-/* x^(1/n) for x in (0, 1] (no libm): bisection. */
-static double root(double x, unsigned n)
+/* Probe one in probe_every while the recent history knows fewer than
+ * PROBE_TARGET sizes, one in 8 x probe_every after, and never more than
+ * PROBE_BUDGET's worth at put_ns a compression. */
+static void set_probe_gap(struct zc__adapt *a, double put_ns)
 {
-    double lo = x, hi = 1;
+    double gap = (double)a->o.probe_every * (a->known < PROBE_TARGET ? 1 : 8),
+           budget = put_ns / (PROBE_BUDGET * (double)a->o.disk_ns);
 
-    for (int i = 0; i < 60; i++) {
-        double mid = (lo + hi) / 2, p = 1;
-        for (unsigned j = 0; j < n; j++)
-            p *= mid;
-        if (p < x)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return (lo + hi) / 2;
+    gap = budget > gap ? budget : gap;
+    a->probe_gap = gap < 1e9 ? (uint64_t)gap : 1000000000;
 }
 
 /* ---- public (to the replay) --------------------------------------------- */
@@ -448,7 +451,7 @@ int zc__adapt_create(const zc_adapt_options *opt, size_t page_size,
                   ? a->o.decay_percent / 100.0
                   : half_power((double)a->o.epoch / ((double)pages * HORIZON));
     a->h[0].keep = a->keep;
-    a->h[1].keep = a->keep > 0 ? root(a->keep, LONG_HORIZON) : 0;
+    a->h[1].keep = 1;
     a->ncand = a->o.steps + 1;
     for (unsigned k = 0; k < a->ncand; k++) {
         a->zc[k] = opt->memory_bytes * k / a->o.steps / page_size * page_size;
@@ -490,6 +493,7 @@ int zc__adapt_create(const zc_adapt_options *opt, size_t page_size,
     set_rooms(a); /* no overhead known yet */
 
     a->arc_bytes = (double)a->zc[a->cur];
+    set_probe_gap(a, a->o.put_ns ? (double)a->o.put_ns : DEFAULT_PUT_NS);
     a->epoch_end = a->o.epoch;
     *out = a;
     return 0;
@@ -631,14 +635,8 @@ enum zc__adapt_plan zc__adapt_plan(struct zc__adapt *a, uint32_t file,
         return state == G_REJECTED ? ZC__ADAPT_SKIP : ZC__ADAPT_PUT;
     if (state != G_UNKNOWN)
         return ZC__ADAPT_SKIP;
-    /* Probe one in probe_every while the recent history knows fewer than
-     * PROBE_TARGET sizes, one in 8 x probe_every after. */
-    return a->unknown_evictions++ % (a->known < PROBE_TARGET
-                                         ? a->o.probe_every
-                                         : 8 * a->o.probe_every) ==
-                   0
-               ? ZC__ADAPT_PROBE
-               : ZC__ADAPT_SKIP;
+    return a->unknown_evictions++ % a->probe_gap == 0 ? ZC__ADAPT_PROBE
+                                                       : ZC__ADAPT_SKIP;
 }
 
 void zc__adapt_learn(struct zc__adapt *a, uint32_t file, uint64_t page,
@@ -681,17 +679,27 @@ void zc__adapt_learn(struct zc__adapt *a, uint32_t file, uint64_t page,
 
 /*
  * What moving from the split in force to candidate `to` costs once, in
- * read-equivalents (cost / disk latency):
+ * read-equivalents (cost / disk latency).  The model prices `to` as if it
+ * had always held what it would hold; after a move it holds what the old
+ * split left it:
  *  - a smaller zcache throws away the objects that no longer fit, and each
  *    one that would have been hit is a disk read: the objects are the
  *    room lost over the mean object's bytes, the share hit is the zcache's
  *    hits per put in the history (a loop that fits loses every one, a
  *    scan none);
- *  - a larger zcache takes the pages from the page cache's end, each one
+ *  - a larger one takes the pages from the page cache's end, each one
  *    compressed as it goes, and those the admission rule rejects are
- *    dropped: a disk read each that is read again, and at most as many
- *    as that end of the page cache served in the history (the reads the
- *    smaller page cache misses that the larger one hits).
+ *    dropped: a disk read each that is read again, and at most as many as
+ *    that end of the page cache served in the history (the reads the
+ *    smaller page cache misses that the larger one hits).  It lacks the
+ *    pages the old split had already let go to disk (in the stack, below
+ *    the old zcache's pages, above the end of the new one's: none while
+ *    the stack is shorter, so a cold cache lacks nothing).  They come back
+ *    as the page cache evicts, from the top, so while they do about half
+ *    of the reads that depth range saves are not saved: the reads it
+ *    saved in the history (the old split's less the new one's) times the
+ *    time it takes to fill, in histories (its pages over the history's
+ *    puts), halved.
  */
 static double move_cost(const struct zc__adapt *a, const struct history *h,
                         unsigned to, double put_ns)
@@ -700,19 +708,28 @@ static double move_cost(const struct zc__adapt *a, const struct history *h,
     const double *disk = h->disk, *hits = h->hits, *comps = h->comps;
     double mean = a->admitted > 0 ? a->admitted_bytes / a->admitted
                                   : (double)a->ps / 4;
+    double admit = admit_share(a);
 
+    mean = mean > 64 ? mean : 64;
     if (to < cur) {
-        double objs = (a->room[cur] - a->room[to]) /
-                      (mean > 64 ? mean : 64);
         double reuse = comps[cur] > 0 ? hits[cur] / comps[cur] : 0;
-        return objs * (reuse < 1 ? reuse : 1);
+        return (a->room[cur] - a->room[to]) / mean * (reuse < 1 ? reuse : 1);
     }
     if (to > cur) {
         double pages = (double)(a->pc[cur] - a->pc[to]);
         double served = disk[to] + hits[to] - disk[cur] - hits[cur];
+        /* the depths each zcache's pages reach down to */
+        double per = admit * mean > 1 ? admit * mean : 1;
+        double from = (double)a->pc[cur] + a->room[cur] / per;
+        double till = (double)a->pc[to] + a->room[to] / per;
+        double lacks = (till < a->live ? till : a->live) - from;
+        double region = disk[cur] - disk[to];
+        double lost = lacks > 0 && region > 0 && comps[to] > 0
+                          ? region * lacks * admit / comps[to] / 2
+                          : 0;
         served = served < 0 ? 0 : served < pages ? served : pages;
-        return pages * put_ns / (double)a->o.disk_ns +
-               served * (1 - admit_share(a));
+        return pages * put_ns / (double)a->o.disk_ns + served * (1 - admit) +
+               lost;
     }
     return 0;
 }
@@ -765,6 +782,7 @@ int zc__adapt_decide(struct zc__adapt *a, const zc_stats *st,
     get_ns = a->o.get_ns         ? (double)a->o.get_ns
              : st->succ_gets > 0 ? (double)st->decompress_ns / st->succ_gets
                                  : DEFAULT_GET_NS;
+    set_probe_gap(a, put_ns);
     measure_overhead(a, st);
     fold(a, &a->h[0], put_ns, get_ns);
     fold(a, &a->h[1], put_ns, get_ns);
@@ -797,15 +815,20 @@ int zc__adapt_decide(struct zc__adapt *a, const zc_stats *st,
     e->zc_bytes = a->zc[a->cur];
     {
         /* Move only for a gain beyond chance: the recent history's, so
-         * that a change of phase is followed; else the long history's,
-         * where the recent one holds too few events to say (a workload
-         * that misses rarely). */
+         * that a change of phase is followed; else the whole run's, where
+         * the recent one holds too few events to say or too little gain
+         * to pay for the move, but only where the recent one does not
+         * price that candidate above the split in force: else the recent
+         * history moves away, the long one moves back, and every move
+         * pays its cost. */
+        const struct history *r = &a->h[0], *l = &a->h[1];
         if (a->o.controller != ZC_ADAPT_MODEL)
             a->cur = best;
-        else if (worth_moving(a, &a->h[0], put_ns))
-            a->cur = a->h[0].best;
-        else if (worth_moving(a, &a->h[1], put_ns))
-            a->cur = a->h[1].best;
+        else if (worth_moving(a, r, put_ns))
+            a->cur = r->best;
+        else if (r->cost[l->best] <= r->cost[a->cur] &&
+                 worth_moving(a, l, put_ns))
+            a->cur = l->best;
     }
     e->next_pc_pages = a->pc[a->cur];
     e->next_zc_bytes = a->zc[a->cur];
