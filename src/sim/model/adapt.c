@@ -62,9 +62,9 @@
  * compressed without being stored (zc_estimate_page()) so that the sizes,
  * and with them the value of a zcache, stay known: that is how the cache
  * comes back.  What is known is paid for: the probes cost at most
- * PROBE_BUDGET of a disk read per eviction (an eviction follows a miss), so
- * where a compression costs much against a read (a fast disk) fewer pages
- * are probed, and a zcache that does not pay costs at most that.  A page known to be rejected is not compressed again until
+ * PROBE_BUDGET of the disk reads' cost, so where a compression costs much
+ * against a read (a fast disk) fewer pages are probed, and a zcache that
+ * does not pay costs at most that.  A page known to be rejected is not compressed again until
  * it is written.
  *
  * Time slots: each access takes the next slot; when all 2 x capacity
@@ -155,7 +155,9 @@ struct zc__adapt {
     double tdisk[MAX_STEPS + 1], thits[MAX_STEPS + 1]; /* since the start */
     double all_new_reads;
     uint64_t accesses, epoch_end, unknown_evictions;
-    uint64_t probe_gap; /* with the zcache off, probe one unknown in this */
+    uint64_t probe_gap;  /* with the zcache off, probe one unknown in this */
+    double probe_credit; /* probes paid for (PROBE_BUDGET) not yet made */
+    uint64_t disk_reads; /* the replay's, at the last decision */
 
     zc_adapt_epoch *log;
     size_t nlog, log_cap;
@@ -400,15 +402,19 @@ static void measure_overhead(struct zc__adapt *a, const zc_stats *st)
 }
 
 /* Probe one in probe_every while the recent history knows fewer than
- * PROBE_TARGET sizes, one in 8 x probe_every after, and never more than
- * PROBE_BUDGET's worth at put_ns a compression. */
-static void set_probe_gap(struct zc__adapt *a, double put_ns)
+ * PROBE_TARGET sizes, one in 8 x probe_every after, while the probes are
+ * paid for: each disk read since the last decision buys PROBE_BUDGET of
+ * its cost in compressions at put_ns (at most an epoch's worth kept). */
+static void pay_probes(struct zc__adapt *a, uint64_t disk_reads, double put_ns)
 {
-    double gap = (double)a->o.probe_every * (a->known < PROBE_TARGET ? 1 : 8),
-           budget = put_ns / (PROBE_BUDGET * (double)a->o.disk_ns);
+    double most;
 
-    gap = budget > gap ? budget : gap;
-    a->probe_gap = gap < 1e9 ? (uint64_t)gap : 1000000000;
+    a->probe_gap = a->o.probe_every * (a->known < PROBE_TARGET ? 1 : 8);
+    most = (double)a->o.epoch / (double)a->probe_gap + 1;
+    a->probe_credit += (double)(disk_reads - a->disk_reads) * PROBE_BUDGET *
+                       (double)a->o.disk_ns / put_ns;
+    a->probe_credit = a->probe_credit < most ? a->probe_credit : most;
+    a->disk_reads = disk_reads;
 }
 
 /* ---- public (to the replay) --------------------------------------------- */
@@ -493,7 +499,8 @@ int zc__adapt_create(const zc_adapt_options *opt, size_t page_size,
     set_rooms(a); /* no overhead known yet */
 
     a->arc_bytes = (double)a->zc[a->cur];
-    set_probe_gap(a, a->o.put_ns ? (double)a->o.put_ns : DEFAULT_PUT_NS);
+    a->probe_gap = a->o.probe_every;
+    a->probe_credit = 1;
     a->epoch_end = a->o.epoch;
     *out = a;
     return 0;
@@ -635,8 +642,10 @@ enum zc__adapt_plan zc__adapt_plan(struct zc__adapt *a, uint32_t file,
         return state == G_REJECTED ? ZC__ADAPT_SKIP : ZC__ADAPT_PUT;
     if (state != G_UNKNOWN)
         return ZC__ADAPT_SKIP;
-    return a->unknown_evictions++ % a->probe_gap == 0 ? ZC__ADAPT_PROBE
-                                                       : ZC__ADAPT_SKIP;
+    if (a->unknown_evictions++ % a->probe_gap || a->probe_credit < 1)
+        return ZC__ADAPT_SKIP;
+    a->probe_credit--;
+    return ZC__ADAPT_PROBE;
 }
 
 void zc__adapt_learn(struct zc__adapt *a, uint32_t file, uint64_t page,
@@ -782,7 +791,9 @@ int zc__adapt_decide(struct zc__adapt *a, const zc_stats *st,
     get_ns = a->o.get_ns         ? (double)a->o.get_ns
              : st->succ_gets > 0 ? (double)st->decompress_ns / st->succ_gets
                                  : DEFAULT_GET_NS;
-    set_probe_gap(a, put_ns);
+    pay_probes(a, rs->disk_reads < a->disk_reads ? a->disk_reads
+                                                 : rs->disk_reads,
+               put_ns);
     measure_overhead(a, st);
     fold(a, &a->h[0], put_ns, get_ns);
     fold(a, &a->h[1], put_ns, get_ns);
