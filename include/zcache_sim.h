@@ -682,14 +682,17 @@ ZC_API uint64_t zc_replay_resident(const zc_replay *r);
  * hits and disk reads that split would have had, and prices them: disk
  * reads x disk_ns + compressions x put_ns + decompressions x get_ns (the
  * measured costs make a run depend on timing; fixed ones make it
- * reproducible).  At
- * the end of each epoch it moves to the cheapest split over the decayed
- * history when that gains more than 25 disk reads' worth and 0.5% (three
- * times that to shrink the zcache, which loses its contents).  Admission: with
- * a share of 0 the zcache is off and puts cost nothing, except one in
- * `probe_every` compressed without being stored to keep the sizes known; a page
- * known to be rejected (compressed since its last write) is not compressed
- * again.
+ * reproducible).  At the end of each epoch it moves to the cheapest split
+ * over the recent (decayed) history when that gains more than 25 disk
+ * reads' worth and 0.5% plus what the move costs (the hits the new split
+ * lacks at first, the compressions of the pages a larger zcache takes);
+ * else to the cheapest over the whole run when that gains as much and the
+ * recent history does not price it above the split in force.
+ * Admission: with a share of 0 the zcache is off and puts cost nothing,
+ * except at most one in `probe_every` (8 x that once 256 sizes are known)
+ * compressed without being stored to keep the sizes known, as long as
+ * those probes cost at most 0.25% of the disk reads'; a page known to be
+ * rejected (compressed since its last write) is not compressed again.
  */
 typedef struct zc_adapt_options {
     uint64_t memory_bytes;  /* M: page-cache pages + the zcache's arena */
@@ -703,15 +706,15 @@ typedef struct zc_adapt_options {
     unsigned decay_percent; /* weight kept by the history at each epoch;
                                0: what halves it each time the pages M
                                holds have been accessed */
-    unsigned probe_every;   /* with the zcache off, one unknown page in
-                               this many is compressed; 0: 16 */
+    unsigned probe_every;   /* with the zcache off, at most one unknown
+                               page in this many is compressed; 0: 16 */
     unsigned start_percent; /* the zcache's share until the first decision */
     unsigned ghost_factor;  /* 0: 16 */
     unsigned controller;    /* ZC_ADAPT_MODEL (0), _FIXED or _ARC */
 } zc_adapt_options;
 
 /** zc_adapt_options.controller: how the split moves.
- *  MODEL  the cheapest candidate of the model's decayed history (below);
+ *  MODEL  the cheapest candidate of the model's histories (below);
  *  FIXED  never: the zcache keeps start_percent of M (20, zswap's default
  *         pool limit, when start_percent is 0); a baseline;
  *  ARC    an ARC-style balancer: a disk read that the next larger zcache

@@ -387,7 +387,50 @@ static void test_the_split_follows_phases(void **st)
                       best[ph % 2], share);
         assert_true(share >= best[ph % 2] - 10.0 &&
                     share <= best[ph % 2] + 10.0);
+        /* and it stays there: the last quarter of the phase's epochs */
+        for (size_t k = n - n / (4 * (ph + 1)); k < n; k++) {
+            double s = 100.0 * (double)e[k].next_zc_bytes /
+                       (PHASE_MEMORY * 4096.0);
+            assert_true(s >= best[ph % 2] - 10.0 && s <= best[ph % 2] + 10.0);
+        }
     }
+    zc_replay_destroy(r);
+    zc_cache_destroy(zc);
+    zc_content_close(content);
+}
+
+/* With the zcache off, the probes cost at most ZC__ADAPT_PROBE_BUDGET of
+ * the disk reads' cost, beyond the first epoch's: at nvme prices (20 us a
+ * read, 5 us a compression) one probe per 100 disk reads. */
+static void test_probes_cost_at_most_their_budget(void **st)
+{
+    zc_adapt_options o = {0};
+    zc_content *content;
+    zc_replay *r;
+    zc_cache *zc = zcache("");
+    zc_replay_stats rs;
+    uint64_t g = 3, first;
+    (void)st;
+
+    assert_int_equal(zc_content_open("random:1", 4096, &content, NULL, 0), 0);
+    assert_int_equal(zc_replay_create(0, 4096, zc, content, &r), 0);
+    o.memory_bytes = 1000 * 4096;
+    o.disk_ns = 20000;
+    o.put_ns = 5000;
+    o.get_ns = 1000;
+    assert_int_equal(zc_replay_adapt(r, &o), 0);
+    for (uint64_t i = 0; i < 60000; i++) {
+        zc_request q = {.offset = hot_and_cold(i, &g) * 4096, .length = 4096};
+        assert_int_equal(zc_replay_request(r, &q), 0);
+    }
+    assert_int_equal(zc_replay_stats_get(r, &rs), 0);
+    first = 125 / 16 + 1; /* the first epoch's: M's pages / 8 / probe */
+    print_message("%llu disk reads, %llu probes\n",
+                  (unsigned long long)rs.disk_reads,
+                  (unsigned long long)rs.zc_probes);
+    assert_true(rs.zc_probes > 0);
+    assert_true(((double)rs.zc_probes - (double)first) * 5000 <=
+                ZC__ADAPT_PROBE_BUDGET * (double)rs.disk_reads * 20000);
     zc_replay_destroy(r);
     zc_cache_destroy(zc);
     zc_content_close(content);
@@ -576,6 +619,7 @@ int main(void)
         cmocka_unit_test(test_incompressible_pages_keep_the_zcache_off),
         cmocka_unit_test(test_known_rejected_pages_are_not_compressed_again),
         cmocka_unit_test(test_the_split_follows_phases),
+        cmocka_unit_test(test_probes_cost_at_most_their_budget),
         cmocka_unit_test(test_adapt_refuses_bad_setups),
         cmocka_unit_test(test_options_parse_and_name_what_is_wrong),
         cmocka_unit_test(test_adaptive_replay_of_file_keys),

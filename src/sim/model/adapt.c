@@ -42,19 +42,19 @@
  *    counts join a history whose weight halves each time M's pages turn
  *    over (or decays by decay_percent per epoch), each candidate is
  *    priced, and the cheapest is taken if it beats the current split by
- *    more than 25 disk reads' worth and half a percent, plus what the
- *    move itself costs (move_cost: the hits the new split's zcache or
- *    page cache lacks at first, and the compressions of the pages a
- *    larger zcache takes).  A second history, all of the run without
- *    decay, decides when the recent one shows no such gain, and only
- *    where the recent one does not point the other way: a gain too
- *    small per epoch to pay a move back within the recent history (a
- *    workload that misses rarely, or a move that takes long to fill)
- *    pays it back once it has held long enough, the longer it has held
- *    the longer it is expected to, while a gain that comes and goes
- *    stays the recent history's alone.  The model does not depend on
- *    the split in force, so moving cannot feed back into what it
- *    measures, apart from what the sizes are known from.
+ *    more than 25 disk reads' worth and half a percent (chance), and that
+ *    gain, over the time it is expected to last (the history's span, or
+ *    as long as it has held if longer), pays for the move itself
+ *    (move_cost: the hits the new split's zcache or page cache lacks at
+ *    first, and the compressions of the pages a larger zcache takes).  A
+ *    second history, all of the run without decay, decides when the
+ *    recent one shows no such gain, and only where the recent one does
+ *    not point the other way: a gain too small per epoch to tell (a
+ *    workload that misses rarely) pays once it has held long enough,
+ *    while a gain that comes and goes stays the recent history's alone.
+ *    The model does not depend on the split in force, so moving cannot
+ *    feed back into what it measures, apart from what the sizes are
+ *    known from.
  *
  * Admission: with a share of 0 the zcache is off and evictions are not
  * put, so they cost no compression; one unknown page in probe_every (one
@@ -64,8 +64,9 @@
  * comes back.  What is known is paid for: the probes cost at most
  * PROBE_BUDGET of the disk reads' cost, so where a compression costs much
  * against a read (a fast disk) fewer pages are probed, and a zcache that
- * does not pay costs at most that.  A page known to be rejected is not compressed again until
- * it is written.
+ * does not pay costs at most that (and a run without disk reads, none).
+ * A page known to be rejected is not compressed again until it is
+ * written.
  *
  * Time slots: each access takes the next slot; when all 2 x capacity
  * slots are used, the live pages are renumbered in order and the trees
@@ -96,7 +97,7 @@
 #define MIN_EPOCH 64        /* at least this many */
 #define MIN_GAIN_READS 25.0 /* a move needs this much gain, in disk reads */
 #define PROBE_TARGET 256.0  /* sizes worth knowing in the recent history */
-#define PROBE_BUDGET 0.0025 /* the probes' cost per eviction, in disk reads */
+#define PROBE_BUDGET ZC__ADAPT_PROBE_BUDGET /* adapt.h */
 #define HORIZON 1.0 /* turnovers of M in which the history's weight halves */
 /* The overhead is measured on a full zcache (a shrinking cache's last few
  * objects say little) of at least this many objects.  It is what the
@@ -142,7 +143,7 @@ struct zc__adapt {
     double arc_bytes;            /* ARC: the boundary, the zcache's bytes */
     double comp_ns, comp_n; /* measured compressions */
 
-    /* counts: this epoch, and the decayed history */
+    /* counts: this epoch's, folded into both histories at its end */
     double disk[MAX_STEPS + 1], comps[MAX_STEPS + 1], hits[MAX_STEPS + 1];
     /* the recent history, and the whole run's (no decay) */
     struct history {
@@ -150,6 +151,9 @@ struct zc__adapt {
         double disk[MAX_STEPS + 1], comps[MAX_STEPS + 1], hits[MAX_STEPS + 1];
         double cost[MAX_STEPS + 1]; /* priced at the last decision */
         unsigned best;              /* the cheapest candidate */
+        int side;       /* where it has shown a gain beyond chance: -1 a
+                           smaller zcache, 1 a larger one, 0 none */
+        uint64_t since; /* accesses when it started showing it */
     } h[2];
     double new_reads, new_misses;
     double tdisk[MAX_STEPS + 1], thits[MAX_STEPS + 1]; /* since the start */
@@ -409,10 +413,14 @@ static void pay_probes(struct zc__adapt *a, uint64_t disk_reads, double put_ns)
 {
     double most;
 
-    a->probe_gap = a->o.probe_every * (a->known < PROBE_TARGET ? 1 : 8);
+    a->probe_gap = (uint64_t)a->o.probe_every *
+                   (a->known < PROBE_TARGET ? 1 : 8);
     most = (double)a->o.epoch / (double)a->probe_gap + 1;
-    a->probe_credit += (double)(disk_reads - a->disk_reads) * PROBE_BUDGET *
-                       (double)a->o.disk_ns / put_ns;
+    if (put_ns > 0)
+        a->probe_credit += (double)(disk_reads - a->disk_reads) *
+                           PROBE_BUDGET * (double)a->o.disk_ns / put_ns;
+    else
+        a->probe_credit = most;
     a->probe_credit = a->probe_credit < most ? a->probe_credit : most;
     a->disk_reads = disk_reads;
 }
@@ -499,8 +507,9 @@ int zc__adapt_create(const zc_adapt_options *opt, size_t page_size,
     set_rooms(a); /* no overhead known yet */
 
     a->arc_bytes = (double)a->zc[a->cur];
+    /* the first epoch's probes are free: the sizes start unknown */
     a->probe_gap = a->o.probe_every;
-    a->probe_credit = 1;
+    a->probe_credit = (double)a->o.epoch / (double)a->probe_gap + 1;
     a->epoch_end = a->o.epoch;
     *out = a;
     return 0;
@@ -704,11 +713,11 @@ void zc__adapt_learn(struct zc__adapt *a, uint32_t file, uint64_t page,
  *    pages the old split had already let go to disk (in the stack, below
  *    the old zcache's pages, above the end of the new one's: none while
  *    the stack is shorter, so a cold cache lacks nothing).  They come back
- *    as the page cache evicts, from the top, so while they do about half
- *    of the reads that depth range saves are not saved: the reads it
- *    saved in the history (the old split's less the new one's) times the
- *    time it takes to fill, in histories (its pages over the history's
- *    puts), halved.
+ *    as the page cache evicts, from the top, in the time it takes to fill
+ *    (its pages over the history's puts, in histories), and until then
+ *    the reads that depth range saved in the history (the old split's
+ *    less the new one's) are not saved below what has come back: each
+ *    counts for as deep in the range as it lies.
  */
 static double move_cost(const struct zc__adapt *a, const struct history *h,
                         unsigned to, double put_ns)
@@ -731,11 +740,24 @@ static double move_cost(const struct zc__adapt *a, const struct history *h,
         double per = admit * mean > 1 ? admit * mean : 1;
         double from = (double)a->pc[cur] + a->room[cur] / per;
         double till = (double)a->pc[to] + a->room[to] / per;
-        double lacks = (till < a->live ? till : a->live) - from;
-        double region = disk[cur] - disk[to];
-        double lost = lacks > 0 && region > 0 && comps[to] > 0
-                          ? region * lacks * admit / comps[to] / 2
-                          : 0;
+        double end = till < a->live ? till : a->live, lacks = end - from;
+        double lost = 0;
+
+        /* The reads saved in the range, each weighted by how deep in it
+         * (0 at its top, 1 at its end): the candidates between the two
+         * splits mark the depths, each saving the reads the one before
+         * it missed.  Reads spread evenly over the range weigh a half,
+         * a loop's (taken at the range's end first) nearly all. */
+        if (lacks > 0 && comps[to] > 0) {
+            for (unsigned k = cur + 1; k <= to; k++) {
+                double d = (double)a->pc[k] + a->room[k] / per;
+                double saved = disk[k - 1] - disk[k];
+                d = d < end ? d : end;
+                if (saved > 0 && d > from)
+                    lost += saved * (d - from) / lacks;
+            }
+            lost *= lacks / comps[to]; /* over the time it takes to fill */
+        }
         served = served < 0 ? 0 : served < pages ? served : pages;
         return pages * put_ns / (double)a->o.disk_ns + served * (1 - admit) +
                lost;
@@ -746,16 +768,32 @@ static double move_cost(const struct zc__adapt *a, const struct history *h,
 /* Is candidate best's gain over the split in force beyond chance and
  * worth the move?  In read-equivalents over the history, the gain must
  * exceed MIN_GAIN_READS and half a percent of the current cost, plus what
- * the move itself costs. */
-static bool worth_moving(const struct zc__adapt *a, const struct history *h,
+ * the move itself costs, over the time the gain is expected to last: the
+ * history's span, or as long as the gain has held if longer (a move
+ * that takes long to fill pays once a phase has shown it lasts). */
+static bool worth_moving(struct zc__adapt *a, struct history *h,
                          double put_ns)
 {
     double gain = (h->cost[a->cur] - h->cost[h->best]) / (double)a->o.disk_ns;
     double need = h->cost[a->cur] / (double)a->o.disk_ns * 0.005;
+    double held = 1;
+    int side;
 
     if (need < MIN_GAIN_READS)
         need = MIN_GAIN_READS;
-    return gain > need + move_cost(a, h, h->best, put_ns);
+    side = gain <= need ? 0 : h->best > a->cur ? 1 : -1;
+    if (side != h->side)
+        h->since = a->accesses;
+    h->side = side;
+    if (h->keep < 1) {
+        /* the accesses the history spans: a gain it has shown for longer
+         * is expected to last as much longer, and pays a move back over
+         * that time */
+        double span = (double)a->o.epoch / (1 - h->keep);
+        held = (double)(a->accesses - h->since) / span;
+        held = held > 1 ? held : 1;
+    }
+    return (gain - need) * held > move_cost(a, h, h->best, put_ns);
 }
 
 /* This epoch's counts into history h, each candidate priced, the cheapest
@@ -806,7 +844,9 @@ int zc__adapt_decide(struct zc__adapt *a, const zc_stats *st,
     best = a->h[0].best;
     if (a->o.controller == ZC_ADAPT_ARC) {
         double m = (double)a->o.memory_bytes;
-        a->arc_bytes = a->arc_bytes < 0 ? 0 : a->arc_bytes > m ? m : a->arc_bytes;
+        a->arc_bytes = a->arc_bytes < 0   ? 0
+                       : a->arc_bytes > m ? m
+                                          : a->arc_bytes;
         best = (unsigned)(a->arc_bytes / m * a->o.steps + 0.5);
     } else if (a->o.controller == ZC_ADAPT_FIXED) {
         best = a->cur;
@@ -832,7 +872,7 @@ int zc__adapt_decide(struct zc__adapt *a, const zc_stats *st,
          * price that candidate above the split in force: else the recent
          * history moves away, the long one moves back, and every move
          * pays its cost. */
-        const struct history *r = &a->h[0], *l = &a->h[1];
+        struct history *r = &a->h[0], *l = &a->h[1];
         if (a->o.controller != ZC_ADAPT_MODEL)
             a->cur = best;
         else if (worth_moving(a, r, put_ns))
@@ -945,7 +985,8 @@ static const struct {
               "each time M's pages turn over)",
      "a percentage, 1 to 100"},
     {"probe", "with the zcache off, compress one unknown page in this many "
-              "(default 16)",
+              "(default 16; 8 times as many once 256 sizes are known), while "
+              "the probes cost at most 0.25% of the disk reads' cost",
      "a positive count"},
     {"start", "the zcache's % until the first decision (default 0)",
      "a percentage, 0 to 100"},

@@ -15,6 +15,10 @@
 struct zc__adapt;
 
 /* What to do with an eviction. */
+/* With the zcache off, the probes (compressions to learn sizes) cost at
+ * most this share of the disk reads' cost, after the first epoch's. */
+#define ZC__ADAPT_PROBE_BUDGET 0.0025
+
 enum zc__adapt_plan {
     ZC__ADAPT_PUT,   /* put it to the zcache */
     ZC__ADAPT_SKIP,  /* drop it: no compression */
