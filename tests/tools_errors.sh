@@ -479,6 +479,17 @@ expect 2 "fixed named twice" "$sweep" --memory 4M --adaptive=fixed,fixed \
   bad "--adaptive=fixed,arc,model: controllers $(cut -c1-200 "$tmp/ctl.csv")"
 [ "$(csv_get "$tmp/ctl.csv" 1 disk_reads)" = "$(csv_get "$tmp/ctl.csv" 2 disk_reads)" ] ||
   bad "fixed at 20% read $(csv_get "$tmp/ctl.csv" 2 disk_reads) times, the static 20% split $(csv_get "$tmp/ctl.csv" 1 disk_reads)"
+# With --plot, one graph of every controller's split over time (each row's
+# CSV) and the static split of fewest disk reads as a level line.
+"$sweep" --memory 4M --share 0,50,100 --adaptive=model,arc --plot "$tmp/ctl" \
+  "$trace" >/dev/null 2>"$tmp/err" || bad "--adaptive=LIST --plot: $(cat "$tmp/err")"
+p=$(grep -m1 '^plot' "$tmp/ctl-adaptive.gp")
+case $p in
+  *"'$tmp/ctl-adaptive-1.csv'"*"title 'adaptive'"*"'$tmp/ctl-adaptive-2.csv'"*"title 'adaptive:arc'"*"with lines dt 2"*"(fewest disk reads)'") ;;
+  *) bad "--adaptive=model,arc --plot: $p" ;;
+esac
+[ -s "$tmp/ctl-adaptive-1.csv" ] && [ -s "$tmp/ctl-adaptive-2.csv" ] ||
+  bad "--adaptive=model,arc --plot: no CSV per row"
 
 [ "$fail" = 0 ] && echo "tools_errors: ok"
 exit "$fail"

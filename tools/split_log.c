@@ -39,6 +39,58 @@ void split_log_csv(FILE *f, const zc_adapt_epoch *e, size_t n, size_t page_size)
     }
 }
 
+int split_log_plot_together(const char *prog, const char *prefix,
+                            const char *trace, const char *memory,
+                            const char *const *csvs,
+                            const char *const *titles, size_t n,
+                            double line_share, const char *line_title)
+{
+    char gp[1024], name[256], mem[512], t[256];
+    outfile og = {0};
+    FILE *f;
+
+    plot_text(name, sizeof(name), trace);
+    plot_text(mem, sizeof(mem), memory);
+    if (snprintf(gp, sizeof(gp), "%s.gp", prefix) >= (int)sizeof(gp)) {
+        fprintf(stderr, "%s: --plot %s: the name is too long\n", prog, prefix);
+        return -1;
+    }
+    if (!(f = outfile_open(&og, gp))) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", prog, gp,
+                strerror(errno));
+        return -1;
+    }
+    plot_header(f, prog, prefix, n ? csvs[0] : "");
+    fprintf(f, "set datafile separator ','\nset key below\n"
+               "set grid\nset xlabel 'page accesses'\n"
+               "set ylabel 'zcache share of memory (%%)'\n"
+               "set yrange [-2:102]\n");
+    for (int k = 0; k < PLOT_TERMINALS; k++) {
+        plot_terminal(f, prefix, k);
+        fprintf(f, "set title '%s: the split of memory %s over time'\nplot ",
+                name, mem);
+        for (size_t i = 0; i < n; i++) {
+            plot_text(t, sizeof(t), titles[i]);
+            fprintf(f, "%s'%s' every ::1 using 1:4 with steps lw 2 title '%s'",
+                    i ? ", " : "", csvs[i], t);
+        }
+        if (line_title) {
+            plot_text(t, sizeof(t), line_title);
+            fprintf(f, "%s%g with lines dt 2 lw 2 title '%s'", n ? ", " : "",
+                    line_share, t);
+        }
+        fprintf(f, "\n");
+    }
+    if (outfile_close(&og)) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", prog, gp,
+                strerror(errno));
+        outfile_discard(&og);
+        return -1;
+    }
+    plot_run(prog, prefix);
+    return 0;
+}
+
 int split_log_plot(const char *prog, const char *prefix, const char *trace,
                    const char *memory, const zc_adapt_epoch *e, size_t n,
                    size_t page_size)

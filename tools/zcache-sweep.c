@@ -144,7 +144,11 @@ static void usage(FILE *f)
                "                      --adaptive=NAME,... a row per "
                "controller: model (the default),\n"
                "                      fixed (20%%, zswap's pool limit), arc "
-               "(an ARC-style balancer)\n"
+               "(an ARC-style balancer);\n"
+               "                      with --plot, PREFIX-adaptive-N.* each "
+               "and PREFIX-adaptive.*\n"
+               "                      all of them against the best static "
+               "split\n"
                "  --format, --page-size, --content   as zcache-replay (the "
                "content's default:\n"
                "                      pack:PACK when the trace's header "
@@ -1486,6 +1490,35 @@ fail:
     die(1, "%s", msg);
 }
 
+/* With several adaptive rows, PREFIX-adaptive: every row's split over
+ * time on one graph, and the static split of fewest disk reads. */
+static void plot_together(void)
+{
+    size_t n = njobs - nstatic, best = best_row();
+    const char **csvs = calloc(n, sizeof(*csvs)),
+               **titles = calloc(n, sizeof(*titles));
+    char *names = calloc(n, 1024), prefix[1024], line[64];
+
+    if (!csvs || !titles || !names)
+        die(1, "%s", "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        snprintf(names + i * 1024, 1024, "%s-adaptive-%zu.csv", o.plot,
+                 i + 1);
+        csvs[i] = names + i * 1024;
+        titles[i] = jobs[nstatic + i].label;
+    }
+    snprintf(prefix, sizeof(prefix), "%s-adaptive", o.plot);
+    snprintf(line, sizeof(line), "static %.1f%% (fewest disk reads)",
+             nstatic ? jobs[best].share : 0.0);
+    if (split_log_plot_together(NAME, prefix, o.traces[0], o.memory, csvs,
+                                titles, n, nstatic ? jobs[best].share : 0,
+                                nstatic ? line : NULL))
+        exit(1);
+    free(csvs);
+    free(titles);
+    free(names);
+}
+
 static void output(const zc_mrc *mrc)
 {
     for (size_t i = nstatic; o.plot && i < njobs; i++) {
@@ -1502,6 +1535,8 @@ static void output(const zc_mrc *mrc)
                            jobs[i].nepochs, o.page_size))
             exit(1);
     }
+    if (o.plot && njobs - nstatic > 1)
+        plot_together();
     if (o.plot && nstatic)
         plot(mrc);
     if (!strcmp(o.output, "csv"))

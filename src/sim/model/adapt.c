@@ -78,6 +78,9 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#ifdef ZC_DEBUG
+#include <assert.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +135,11 @@ struct zc__adapt {
     uint32_t *owner;              /* slot -> ghost, NIL if none */
     struct zc__fenwick tree;      /* per slot: pages, and their bytes */
     int64_t total_bytes;
+    /* each candidate's page cache in the stack: its oldest page (NIL
+     * while the stack holds no more pages than it), and the bytes of its
+     * pages (top_bytes) */
+    uint32_t edge[MAX_STEPS + 1];
+    int64_t edge_bytes[MAX_STEPS + 1];
 
     /* what sizes look like */
     double known, admitted, admitted_bytes; /* decayed sums */
@@ -225,16 +233,86 @@ static void tree_add(struct zc__adapt *a, uint32_t s, int32_t c, int64_t b)
     a->total_bytes += b;
 }
 
-/* Bytes of the top n pages of the stack. */
-static int64_t top_bytes(const struct zc__adapt *a, uint64_t n)
+/*
+ * The bytes of candidate k's page cache: the top pc[k] pages of the stack.
+ * Kept as each access moves the stack (edges_*), rather than found by a
+ * descent per candidate: the oldest page of each page cache, its edge,
+ * moves only towards newer slots (a page enters at the top, the edge
+ * leaves), one live slot at a time, so keeping all of them costs O(1) per
+ * candidate and access (amortised over the holes a move leaves).
+ */
+static int64_t top_bytes(const struct zc__adapt *a, unsigned k)
 {
-    if (n >= a->live)
-        return a->total_bytes;
-    if (n == 0)
-        return 0;
-    /* all but the bytes of the bottom live - n pages */
-    return a->total_bytes -
-           zc__fw_weight_within(&a->tree, (int64_t)(a->live - n));
+    int64_t b = !a->pc[k]            ? 0
+                : a->edge[k] == NIL ? a->total_bytes
+                                    : a->edge_bytes[k];
+#ifdef ZC_DEBUG
+    /* (Debug builds, the sanitizer's among them: the same by a descent) */
+    uint64_t n = a->pc[k];
+    assert(b == (n >= a->live ? a->total_bytes
+                 : n == 0     ? 0
+                              : a->total_bytes -
+                                zc__fw_weight_within(&a->tree,
+                                                     (int64_t)(a->live - n))));
+#endif
+    return b;
+}
+
+/* The live page in the first slot after s (there is one: the newest). */
+static uint32_t next_live(const struct zc__adapt *a, uint32_t s)
+{
+    while (a->owner[++s] == NIL)
+        ;
+    return a->owner[s];
+}
+
+/* Ghost gi, at slot `from` before (0: new), is now at the top with `bytes`
+ * (`was` before): each page cache it enters loses its edge. */
+static void edges_push(struct zc__adapt *a, uint32_t gi, uint32_t from,
+                       int64_t was)
+{
+    const int64_t bytes = a->g[gi].bytes;
+
+    for (unsigned k = 0; k < a->ncand && a->pc[k]; k++) {
+        uint32_t e = a->edge[k];
+        if (e == NIL) {
+            /* all in it until the stack outgrows it (a new page only) */
+            if (a->live > a->pc[k]) {
+                uint32_t s = a->oldest;
+                while (a->owner[s] == NIL)
+                    s++;
+                a->edge[k] = next_live(a, s);
+                a->edge_bytes[k] =
+                    a->total_bytes - a->g[a->owner[s]].bytes;
+            }
+        } else if (e == gi) {
+            /* its own edge moved up: the same pages, the next one oldest */
+            a->edge[k] = next_live(a, from);
+            a->edge_bytes[k] += bytes - was;
+        } else if (!from || from < a->g[e].slot) {
+            /* it enters from below (or new): the edge leaves */
+            a->edge_bytes[k] += bytes - a->g[e].bytes;
+            a->edge[k] = next_live(a, a->g[e].slot);
+        } else {
+            a->edge_bytes[k] += bytes - was; /* it was in it already */
+        }
+    }
+}
+
+/* Ghost gi, the oldest, is leaving the stack (still in its slot). */
+static void edges_drop(struct zc__adapt *a, uint32_t gi)
+{
+    for (unsigned k = 0; k < a->ncand && a->pc[k]; k++)
+        if (a->edge[k] == gi)
+            a->edge[k] = NIL; /* the stack is down to its size */
+}
+
+/* Ghost gi's bytes change by delta. */
+static void edges_resize(struct zc__adapt *a, uint32_t gi, int64_t delta)
+{
+    for (unsigned k = 0; k < a->ncand && a->pc[k]; k++)
+        if (a->edge[k] != NIL && a->g[gi].slot >= a->g[a->edge[k]].slot)
+            a->edge_bytes[k] += delta;
 }
 
 /* All slots used: renumber the live pages 1..live in order, rebuild. */
@@ -286,6 +364,7 @@ static void drop_oldest(struct zc__adapt *a)
     while (a->owner[a->oldest] == NIL)
         a->oldest++;
     gi = a->owner[a->oldest];
+    edges_drop(a, gi);
     unslot(a, gi);
     table_delete(a, find_slot(a, a->g[gi].file, a->g[gi].page, &f));
     a->g[gi].slot = a->free_g;
@@ -323,6 +402,7 @@ static void set_bytes(struct zc__adapt *a, uint32_t gi, uint32_t bytes)
     struct ghost *x = &a->g[gi];
 
     tree_add(a, x->slot, 0, (int64_t)bytes - (int64_t)x->bytes);
+    edges_resize(a, gi, (int64_t)bytes - (int64_t)x->bytes);
     x->bytes = bytes;
 }
 
@@ -502,6 +582,8 @@ int zc__adapt_create(const zc_adapt_options *opt, size_t page_size,
         return -ZC_ENOMEM;
     }
     memset(a->owner, 0xFF, (a->nslots + 1) * sizeof(*a->owner));
+    for (unsigned k = 0; k <= MAX_STEPS; k++)
+        a->edge[k] = NIL;
     a->free_g = NIL;
     a->oldest = 1;
     set_rooms(a); /* no overhead known yet */
@@ -572,6 +654,7 @@ int zc__adapt_access(struct zc__adapt *a, uint32_t file, uint64_t page,
         a->table[ts] = gi + 1;
         a->live++;
         push_top(a, gi);
+        edges_push(a, gi, 0, 0);
         return 0;
     }
     gi = a->table[ts] - 1;
@@ -593,7 +676,7 @@ int zc__adapt_access(struct zc__adapt *a, uint32_t file, uint64_t page,
          * page cache (share 0), and no zcache is larger than the last
          * candidate's: then one descent decides for all. */
         bool deep = d >= a->pc[0] &&
-                    (double)(above_bytes - top_bytes(a, a->pc[0]) + x->bytes) >
+                    (double)(above_bytes - top_bytes(a, 0) + x->bytes) >
                         a->reach;
         /* Candidates by page cache, smallest first: once it would hit,
          * every larger page cache hits too.  miss[]: the disk reads of
@@ -609,7 +692,7 @@ int zc__adapt_access(struct zc__adapt *a, uint32_t file, uint64_t page,
             if (write)
                 continue;
             if (!deep && a->zc[k] && w > 0 &&
-                (double)(above_bytes - top_bytes(a, a->pc[k]) + x->bytes) <=
+                (double)(above_bytes - top_bytes(a, k) + x->bytes) <=
                     a->room[k]) {
                 a->hits[k] += w;
                 a->disk[k] += 1 - w;
@@ -630,12 +713,21 @@ int zc__adapt_access(struct zc__adapt *a, uint32_t file, uint64_t page,
             if (a->cur > 0)
                 a->arc_bytes -= (miss[1] - miss[0]) * (double)a->ps;
         }
-        unslot(a, gi);
-        if (write) {
-            x->state = G_UNKNOWN;
-            x->bytes = unknown_bytes(a);
+        {
+            int64_t was = x->bytes;
+            uint32_t from;
+            /* renumber first, if due, so that `from` stays comparable */
+            if (a->now == a->nslots)
+                compact(a);
+            from = x->slot;
+            unslot(a, gi);
+            if (write) {
+                x->state = G_UNKNOWN;
+                x->bytes = unknown_bytes(a);
+            }
+            push_top(a, gi);
+            edges_push(a, gi, from, was);
         }
-        push_top(a, gi);
     }
     return 0;
 }
