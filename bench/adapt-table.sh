@@ -16,7 +16,7 @@
 # (phases, synthetic contents), and ../shared/traces/ext when it is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=build/tools
+bin=${ZC_BIN:-build/tools} # (another build's tools: ZC_BIN=DIR)
 out=${1:-$(mktemp -d)}
 mkdir -p "$out"
 ext=../shared/traces/ext

@@ -589,9 +589,9 @@ int zc__adapt_create(const zc_adapt_options *opt, size_t page_size,
     set_rooms(a); /* no overhead known yet */
 
     a->arc_bytes = (double)a->zc[a->cur];
-    /* the first epoch's probes are free: the sizes start unknown */
+    /* one probe before any disk read is paid for: the rest are bought */
     a->probe_gap = a->o.probe_every;
-    a->probe_credit = (double)a->o.epoch / (double)a->probe_gap + 1;
+    a->probe_credit = 1;
     a->epoch_end = a->o.epoch;
     *out = a;
     return 0;

@@ -16,7 +16,7 @@ struct zc__adapt;
 
 /* What to do with an eviction. */
 /* With the zcache off, the probes (compressions to learn sizes) cost at
- * most this share of the disk reads' cost, after the first epoch's. */
+ * most this share of the disk reads' cost (and one probe). */
 #define ZC__ADAPT_PROBE_BUDGET 0.0025
 
 enum zc__adapt_plan {
