@@ -9,7 +9,9 @@
 # machine's timing.  cost = disk reads x latency + cpu_ms.  For each row:
 # the gain the best static split (least cost) saves against share 0, and
 # the share of it each controller captures, where that gain is at least
-# 1% of share 0's cost; else each controller's cost against share 0's.
+# 1% of share 0's cost; else each controller's cost against share 0's;
+# and the model's disk reads against the static split of fewest.  One
+# table per latency, in Markdown, on stdout.
 #   bash bench/adapt-table.sh [OUTDIR]     (after building build/; python3)
 # Traces: the five shipped access streams (their packs' contents), the
 # shipped sqlite and grep block traces played one after the other twice
@@ -60,21 +62,28 @@ python3 - "$out" "${cases[@]}" <<'PY'
 import csv, sys
 out = sys.argv[1]
 lat_us = {"hdd": 8000, "ssd": 100, "nvme": 20}
-print("| trace | M | disk | share 0 (ms) | best static (share) | gain | model | fixed | arc |")
-print("|---|---|---|---|---|---|---|---|---|")
-for c in sys.argv[2:]:
-    name, fmt, ms, files = c.split("|")
-    for m in ms.split():
-        st = list(csv.DictReader(open(f"{out}/{name}-{m}-static.csv")))
-        for lat in ("hdd", "ssd", "nvme"):
+for lat in ("hdd", "ssd", "nvme"):
+    print(f"\n{lat} ({lat_us[lat]} us a disk read):\n")
+    print("| trace | M | share 0 | best static (share) | gain | model | fixed | arc "
+          "| model's disk reads / best static's |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for c in sys.argv[2:]:
+        name, fmt, ms, files = c.split("|")
+        for m in ms.split():
+            st = list(csv.DictReader(open(f"{out}/{name}-{m}-static.csv")))
             ad = {r["controller"]: r for r in csv.DictReader(open(f"{out}/{name}-{m}-{lat}.csv"))
                   if r["adaptive"] == "true"}
             cost = lambda r: int(r["disk_reads"]) * lat_us[lat] / 1000.0 + float(r["cpu_ms"])
             s0 = cost(st[0]); best = min(st, key=cost); g = s0 - cost(best)
-            row = f"| {name} | {m} | {lat} | {s0:,.0f} | {cost(best):,.0f} ({best['share_percent']}%) | {100*g/s0:.1f}% |"
+            fewest = min(st, key=lambda r: int(r["disk_reads"]))
+            share = lambda r: r["share_percent"].split(".")[0]
+            row = (f"| {name} | {m} | {s0:,.0f} ms | {cost(best):,.0f} ms ({share(best)}%) "
+                   f"| {100*g/s0:.1f}% |")
             for k in ("model", "fixed", "arc"):
                 a = cost(ad[k])
                 row += f" {100*(s0-a)/g:.1f}% |" if g >= 0.01 * s0 else f" {100*(a-s0)/s0:+.2f}% |"
+            row += (f" {int(ad['model']['disk_reads']):,} / {int(fewest['disk_reads']):,}"
+                    f" ({share(fewest)}%) |")
             print(row)
 PY
 echo "(raw CSVs in $out)" >&2

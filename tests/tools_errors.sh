@@ -485,7 +485,7 @@ expect 2 "fixed named twice" "$sweep" --memory 4M --adaptive=fixed,fixed \
   "$trace" >/dev/null 2>"$tmp/err" || bad "--adaptive=LIST --plot: $(cat "$tmp/err")"
 p=$(grep -m1 '^plot' "$tmp/ctl-adaptive.gp")
 case $p in
-  *"'$tmp/ctl-adaptive-1.csv'"*"title 'adaptive'"*"'$tmp/ctl-adaptive-2.csv'"*"title 'adaptive:arc'"*"with lines dt 2"*"(fewest disk reads)'") ;;
+  *"'$tmp/ctl-adaptive-1.csv'"*"title 'adaptive'"*"'$tmp/ctl-adaptive-2.csv'"*"title 'adaptive:arc'"*"with lines dt 2"*"(fewest disk reads)'"*) ;;
   *) bad "--adaptive=model,arc --plot: $p" ;;
 esac
 [ -s "$tmp/ctl-adaptive-1.csv" ] && [ -s "$tmp/ctl-adaptive-2.csv" ] ||

@@ -43,7 +43,8 @@ int split_log_plot_together(const char *prog, const char *prefix,
                             const char *trace, const char *memory,
                             const char *const *csvs,
                             const char *const *titles, size_t n,
-                            double line_share, const char *line_title)
+                            const double *line_shares,
+                            const char *const *line_titles, size_t nlines)
 {
     char gp[1024], name[256], mem[512], t[256];
     outfile og = {0};
@@ -74,10 +75,10 @@ int split_log_plot_together(const char *prog, const char *prefix,
             fprintf(f, "%s'%s' every ::1 using 1:4 with steps lw 2 title '%s'",
                     i ? ", " : "", csvs[i], t);
         }
-        if (line_title) {
-            plot_text(t, sizeof(t), line_title);
-            fprintf(f, "%s%g with lines dt 2 lw 2 title '%s'", n ? ", " : "",
-                    line_share, t);
+        for (size_t i = 0; i < nlines; i++) {
+            plot_text(t, sizeof(t), line_titles[i]);
+            fprintf(f, "%s%g with lines dt %zu lw 2 title '%s'",
+                    n || i ? ", " : "", line_shares[i], i + 2, t);
         }
         fprintf(f, "\n");
     }

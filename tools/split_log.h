@@ -26,14 +26,15 @@ int split_log_plot(const char *prog, const char *prefix, const char *trace,
                    size_t page_size);
 
 /** PREFIX.gp drawing several adaptive runs' shares over time on one graph
- *  (csvs[i], written by split_log_plot(), titled titles[i]), with a
- *  static split's share (line_share %, titled line_title) as a level line
- *  when line_title is not NULL; then gnuplot as above.  Returns 0 or -1
- *  after a message on stderr. */
+ *  (csvs[i], written by split_log_plot(), titled titles[i]), with static
+ *  splits' shares (line_shares[i] %, titled line_titles[i]) as level
+ *  lines; then gnuplot as above.  Returns 0 or -1 after a message on
+ *  stderr. */
 int split_log_plot_together(const char *prog, const char *prefix,
                             const char *trace, const char *memory,
                             const char *const *csvs,
                             const char *const *titles, size_t n,
-                            double line_share, const char *line_title);
+                            const double *line_shares,
+                            const char *const *line_titles, size_t nlines);
 
 #endif
