@@ -490,6 +490,22 @@ case $p in
 esac
 [ -s "$tmp/ctl-adaptive-1.csv" ] && [ -s "$tmp/ctl-adaptive-2.csv" ] ||
   bad "--adaptive=model,arc --plot: no CSV per row"
+# ... and none of those files may be an input of the run.
+mkdir -p "$tmp/cl" && cp "$trace" "$tmp/cl/t-adaptive-2.gp" &&
+  cp "${trace%.zca}.zcp" "$tmp/cl/"
+expect 2 "it would write $tmp/cl/t-adaptive-2.gp, an input of this run" \
+  "$sweep" --memory 4M --share 0,50 --adaptive=model,fixed --plot "$tmp/cl/t" \
+  "$tmp/cl/t-adaptive-2.gp"
+cmp -s "$trace" "$tmp/cl/t-adaptive-2.gp" || bad "--plot wrote over an input"
+# An adaptive row whose run ends before its first epoch: no epochs, no error.
+"$sweep" --memory 4M --share 0 --adaptive --adapt epoch=1000000 \
+  --output csv "$trace" >"$tmp/noep.csv" 2>"$tmp/err" ||
+  bad "an adaptive row without an epoch: $(cat "$tmp/err")"
+# --split-csv onto the file standard output goes to would be written over.
+"$replay" --memory 4M --adaptive --split-csv "$tmp/self.txt" "$trace" \
+  >"$tmp/self.txt" 2>"$tmp/err"
+[ $? = 2 ] && grep -q "that is the file standard output goes to" "$tmp/err" ||
+  bad "--split-csv onto stdout's file: $(cat "$tmp/err")"
 
 [ "$fail" = 0 ] && echo "tools_errors: ok"
 exit "$fail"

@@ -396,6 +396,17 @@ static void parse_args(int argc, char **argv, struct opts *o)
     if ((o->split_csv || o->plot) && !o->adaptive)
         die_usage("%s", "--split-csv and --plot show an adaptive run: "
                         "--memory M --adaptive");
+    if (o->split_csv) {
+        /* Opened again (/dev/stdout, or the file stdout goes to), a file
+         * would be truncated and written over by the report. */
+        struct stat a, b;
+        if (!stat(o->split_csv, &a) && !fstat(STDOUT_FILENO, &b) &&
+            S_ISREG(b.st_mode) && a.st_dev == b.st_dev &&
+            a.st_ino == b.st_ino)
+            die_usage("--split-csv %s: that is the file standard output "
+                      "goes to, where the report goes",
+                      o->split_csv);
+    }
 }
 
 static double now_s(void)

@@ -792,7 +792,8 @@ static void adapt_one(struct job *j)
     j->epochs = malloc((j->nepochs ? j->nepochs : 1) * sizeof(*e));
     if (!j->epochs)
         die(1, "%s", "out of memory");
-    memcpy(j->epochs, e, j->nepochs * sizeof(*e));
+    if (j->nepochs) /* (no epoch ended: e may be NULL) */
+        memcpy(j->epochs, e, j->nepochs * sizeof(*e));
 out:
     zc_replay_destroy(r);
     zc_trace_close(t);
@@ -1758,6 +1759,20 @@ int main(int argc, char **argv)
     }
     if (!o.share_list && !o.adaptive)
         nstatic = njobs;
+    if (o.plot && njobs - nstatic > 1) {
+        /* no output over an input: each adaptive row's plot files too */
+        static const char *const ext[] = {"csv", "gp", "png", "svg"};
+        char suffix[4][64];
+        const char *const sp[4] = {suffix[0], suffix[1], suffix[2],
+                                   suffix[3]};
+        for (size_t i = 1; i <= njobs - nstatic; i++) {
+            for (int k = 0; k < 4; k++)
+                snprintf(suffix[k], sizeof(suffix[k]), "-adaptive-%zu.%s", i,
+                         ext[k]);
+            trace_refuse_clash("--plot", o.plot, sp, 4, o.traces, o.ntraces,
+                               o.content);
+        }
+    }
     if (o.jobs > 64)
         o.jobs = 64;
     if (o.memo_mb && zc_memo_create(o.memo_mb << 20, &memo))
