@@ -211,10 +211,12 @@ static void test_moving_boundary_never_returns_stale_data(void **st)
 }
 
 /* Run n accesses of one page stream (pages from fn) through an adaptive
- * replay of memory pages; the log and stats out. */
+ * replay of memory pages at prices p (NULL: put 2 us, get 500 ns, the
+ * default disk); the log and stats out. */
 static void run_pages(const char *content_spec, uint64_t memory_pages,
                       uint64_t n, uint64_t (*fn)(uint64_t i, uint64_t *g),
-                      zc_replay_stats *rs, zc_stats *zs, uint64_t *last_zc)
+                      const zc_prices *p, zc_replay_stats *rs, zc_stats *zs,
+                      uint64_t *last_zc)
 {
     zc_adapt_options o = {0};
     zc_content *content;
@@ -227,8 +229,10 @@ static void run_pages(const char *content_spec, uint64_t memory_pages,
     assert_int_equal(zc_content_open(content_spec, 4096, &content, NULL, 0), 0);
     assert_int_equal(zc_replay_create(0, 4096, zc, content, &r), 0);
     o.memory_bytes = memory_pages * 4096;
-    o.put_ns = 2000; /* fixed costs: the outcome does not depend on timing */
-    o.get_ns = 500;
+    /* fixed costs: the outcome does not depend on timing */
+    o.disk_ns = p ? p->disk_ns : 0;
+    o.put_ns = p ? p->put_ns : 2000;
+    o.get_ns = p ? p->get_ns : 500;
     assert_int_equal(zc_replay_adapt(r, &o), 0);
     for (uint64_t i = 0; i < n; i++) {
         zc_request q = {.offset = fn(i, &g) * 4096, .length = 4096};
@@ -260,7 +264,7 @@ static void test_a_loop_larger_than_memory_gets_a_zcache(void **st)
     (void)st;
     /* "zero" content: every page same-filled, so a zcache of any size holds
      * them all at no arena cost. */
-    run_pages("zero", 1000, 60000, loop_1500, &rs, &zs, &zb);
+    run_pages("zero", 1000, 60000, loop_1500, NULL, &rs, &zs, &zb);
     assert_true(zb > 0);
     assert_true(rs.zc_hits > 50000);
 }
@@ -279,7 +283,7 @@ static void test_incompressible_pages_keep_the_zcache_off(void **st)
     zc_stats zs;
     uint64_t zb;
     (void)st;
-    run_pages("random:1", 1000, 60000, hot_and_cold, &rs, &zs, &zb);
+    run_pages("random:1", 1000, 60000, hot_and_cold, NULL, &rs, &zs, &zb);
     assert_int_equal(zb, 0);
     assert_int_equal(rs.zc_hits, 0);
     assert_true(rs.zc_skipped > rs.pc_evictions / 2);
@@ -404,36 +408,20 @@ static void test_the_split_follows_phases(void **st)
  * compression) one probe per 100 disk reads. */
 static void test_probes_cost_at_most_their_budget(void **st)
 {
-    zc_adapt_options o = {0};
-    zc_content *content;
-    zc_replay *r;
-    zc_cache *zc = zcache("");
+    const zc_prices p = {.disk_ns = 20000, .put_ns = 5000, .get_ns = 1000};
     zc_replay_stats rs;
-    uint64_t g = 3, first;
+    zc_stats zs;
+    uint64_t zb, first = 1; /* the one before any disk read */
     (void)st;
 
-    assert_int_equal(zc_content_open("random:1", 4096, &content, NULL, 0), 0);
-    assert_int_equal(zc_replay_create(0, 4096, zc, content, &r), 0);
-    o.memory_bytes = 1000 * 4096;
-    o.disk_ns = 20000;
-    o.put_ns = 5000;
-    o.get_ns = 1000;
-    assert_int_equal(zc_replay_adapt(r, &o), 0);
-    for (uint64_t i = 0; i < 60000; i++) {
-        zc_request q = {.offset = hot_and_cold(i, &g) * 4096, .length = 4096};
-        assert_int_equal(zc_replay_request(r, &q), 0);
-    }
-    assert_int_equal(zc_replay_stats_get(r, &rs), 0);
-    first = 1; /* the one before any disk read */
+    run_pages("random:1", 1000, 60000, hot_and_cold, &p, &rs, &zs, &zb);
+    assert_int_equal(zb, 0);
     print_message("%llu disk reads, %llu probes\n",
                   (unsigned long long)rs.disk_reads,
                   (unsigned long long)rs.zc_probes);
     assert_true(rs.zc_probes > 0);
     assert_true(((double)rs.zc_probes - (double)first) * 5000 <=
                 ZC__ADAPT_PROBE_BUDGET * (double)rs.disk_reads * 20000);
-    zc_replay_destroy(r);
-    zc_cache_destroy(zc);
-    zc_content_close(content);
 }
 
 /* With the zcache on, a page known to be rejected (compressed since its
