@@ -30,13 +30,14 @@
  *    it) hits the page cache of split k if d < P_k, else the zcache if the
  *    bytes of the pages between depth P_k and it, plus its own, are at
  *    most Z_k.  Depths and byte sums come from two Fenwick trees over
- *    access time (one counts pages, one sums bytes), so an access costs
- *    O(log n) plus one tree descent per candidate it misses in.  With raw
+ *    access time (one counts pages, one sums bytes), and each candidate's
+ *    page cache keeps its oldest page and its bytes as the stack moves
+ *    (top_bytes), so an access costs O(log n) plus O(1) per candidate.  With raw
  *    pages (compressor none, accept 100%) the counts are exact: the test
  *    suite checks them against static replays of every split.
  *
  *    A reuse beyond the reach of every zcache is decided for all
- *    candidates with one descent.
+ *    candidates at once, and counted once, as a new page is.
  *
  *  - At the end of each epoch (M / page / 8 accesses, at least 64) the
  *    counts join a history whose weight halves each time M's pages turn
@@ -122,6 +123,7 @@ struct zc__adapt {
     zc_adapt_options o;
     size_t ps;
     unsigned ncand; /* steps + 1 */
+    unsigned npc;   /* the candidates with a page cache (the first ones) */
     uint64_t pc[MAX_STEPS + 1], zc[MAX_STEPS + 1];
     unsigned cur; /* the candidate in force */
     double keep;  /* the history's weight kept per epoch */
@@ -136,8 +138,8 @@ struct zc__adapt {
     struct zc__fenwick tree;      /* per slot: pages, and their bytes */
     int64_t total_bytes;
     /* each candidate's page cache in the stack: its oldest page (NIL
-     * while the stack holds no more pages than it), and the bytes of its
-     * pages (top_bytes) */
+     * while the stack holds no more pages than it, or it has none), and
+     * the bytes of its pages (top_bytes) */
     uint32_t edge[MAX_STEPS + 1];
     int64_t edge_bytes[MAX_STEPS + 1];
 
@@ -163,9 +165,12 @@ struct zc__adapt {
                            smaller zcache, 1 a larger one, 0 none */
         uint64_t since; /* accesses when it started showing it */
     } h[2];
-    double new_reads, new_misses;
-    double tdisk[MAX_STEPS + 1], thits[MAX_STEPS + 1]; /* since the start */
-    double all_new_reads;
+    /* this epoch's misses in the page cache, counted once for every
+     * candidate from k on (k = 0: new pages, and pages beyond every
+     * zcache's reach): reads, and compressions (of every candidate with a
+     * zcache); settle() makes them disk[] and comps[] */
+    double reads_from[MAX_STEPS + 2], comps_from[MAX_STEPS + 2];
+    double tdisk[MAX_STEPS + 1], thits[MAX_STEPS + 1]; /* past epochs' */
     uint64_t accesses, epoch_end, unknown_evictions;
     uint64_t probe_gap;  /* with the zcache off, probe one unknown in this */
     double probe_credit; /* probes paid for (PROBE_BUDGET) not yet made */
@@ -234,28 +239,30 @@ static void tree_add(struct zc__adapt *a, uint32_t s, int32_t c, int64_t b)
 }
 
 /*
- * The bytes of candidate k's page cache: the top pc[k] pages of the stack.
- * Kept as each access moves the stack (edges_*), rather than found by a
- * descent per candidate: the oldest page of each page cache, its edge,
- * moves only towards newer slots (a page enters at the top, the edge
- * leaves), one live slot at a time, so keeping all of them costs O(1) per
- * candidate and access (amortised over the holes a move leaves).
+ * The bytes of candidate k's page cache: the top pc[k] pages of the stack
+ * (all of them while the stack holds no more).  Kept as each access moves
+ * the stack (edges_*), rather than found by a descent per candidate: the
+ * oldest page of each page cache, its edge (NIL while the stack holds no
+ * more pages than it), moves only towards newer slots (a page enters at
+ * the top, the edge leaves), one live slot at a time, so keeping all of
+ * them costs O(1) per candidate and access (amortised over the holes a
+ * move leaves).  Candidates are in order of page cache, largest first
+ * (npc of them have one).
  */
 static int64_t top_bytes(const struct zc__adapt *a, unsigned k)
 {
-    int64_t b = !a->pc[k]            ? 0
-                : a->edge[k] == NIL ? a->total_bytes
-                                    : a->edge_bytes[k];
 #ifdef ZC_DEBUG
     /* (Debug builds, the sanitizer's among them: the same by a descent) */
     uint64_t n = a->pc[k];
-    assert(b == (n >= a->live ? a->total_bytes
-                 : n == 0     ? 0
-                              : a->total_bytes -
-                                zc__fw_weight_within(&a->tree,
-                                                     (int64_t)(a->live - n))));
+    assert(a->edge_bytes[k] ==
+           (n >= a->live ? a->total_bytes
+            : n == 0     ? 0
+                         : a->total_bytes -
+                               zc__fw_weight_within(&a->tree,
+                                                    (int64_t)(a->live - n))));
+    assert((a->edge[k] == NIL) == (n >= a->live || n == 0));
 #endif
-    return b;
+    return a->edge_bytes[k];
 }
 
 /* The live page in the first slot after s (there is one: the newest). */
@@ -266,53 +273,92 @@ static uint32_t next_live(const struct zc__adapt *a, uint32_t s)
     return a->owner[s];
 }
 
-/* Ghost gi, at slot `from` before (0: new), is now at the top with `bytes`
- * (`was` before): each page cache it enters loses its edge. */
-static void edges_push(struct zc__adapt *a, uint32_t gi, uint32_t from,
-                       int64_t was)
+/* Candidate k's edge leaves it for the next page up, as a page of `bytes`
+ * enters it at the top. */
+static void edge_up(struct zc__adapt *a, unsigned k, int64_t bytes)
+{
+    const struct ghost *e = &a->g[a->edge[k]];
+
+    a->edge_bytes[k] += bytes - e->bytes;
+    a->edge[k] = next_live(a, e->slot);
+}
+
+/* New ghost gi is at the top (the stack one larger). */
+static void edges_push_new(struct zc__adapt *a, uint32_t gi)
 {
     const int64_t bytes = a->g[gi].bytes;
 
-    for (unsigned k = 0; k < a->ncand && a->pc[k]; k++) {
-        uint32_t e = a->edge[k];
-        if (e == NIL) {
-            /* all in it until the stack outgrows it (a new page only) */
-            if (a->live > a->pc[k]) {
-                uint32_t s = a->oldest;
-                while (a->owner[s] == NIL)
-                    s++;
-                a->edge[k] = next_live(a, s);
-                a->edge_bytes[k] =
-                    a->total_bytes - a->g[a->owner[s]].bytes;
-            }
-        } else if (e == gi) {
-            /* its own edge moved up: the same pages, the next one oldest */
-            a->edge[k] = next_live(a, from);
-            a->edge_bytes[k] += bytes - was;
-        } else if (!from || from < a->g[e].slot) {
-            /* it enters from below (or new): the edge leaves */
-            a->edge_bytes[k] += bytes - a->g[e].bytes;
-            a->edge[k] = next_live(a, a->g[e].slot);
+    for (unsigned k = 0; k < a->npc; k++) {
+        if (a->edge[k] != NIL) {
+            edge_up(a, k, bytes);
+        } else if (a->live > a->pc[k]) {
+            /* the stack just outgrew it: the oldest page leaves it */
+            uint32_t s = a->oldest;
+            while (a->owner[s] == NIL)
+                s++;
+            a->edge_bytes[k] += bytes - a->g[a->owner[s]].bytes;
+            a->edge[k] = next_live(a, s);
         } else {
-            a->edge_bytes[k] += bytes - was; /* it was in it already */
+            a->edge_bytes[k] += bytes;
         }
     }
 }
 
-/* Ghost gi, the oldest, is leaving the stack (still in its slot). */
-static void edges_drop(struct zc__adapt *a, uint32_t gi)
+/* Ghost gi, d pages deep before at slot `from`, is now at the top with
+ * `bytes` (`was` before).  The page caches it enters from below
+ * (d >= pc[k]) are the last ones, the candidates from k_in on; it was the
+ * edge of those with pc[k] = d + 1 (while the stack is larger); the rest
+ * held it already. */
+static void edges_push(struct zc__adapt *a, uint32_t gi, uint64_t d,
+                       unsigned k_in, uint32_t from, int64_t was)
 {
-    for (unsigned k = 0; k < a->ncand && a->pc[k]; k++)
-        if (a->edge[k] == gi)
-            a->edge[k] = NIL; /* the stack is down to its size */
+    const int64_t bytes = a->g[gi].bytes;
+    unsigned k = k_in < a->npc ? k_in : a->npc;
+
+    for (unsigned j = k; j < a->npc; j++) {
+#ifdef ZC_DEBUG
+        assert(a->pc[j] <= d && a->edge[j] != NIL &&
+               from < a->g[a->edge[j]].slot);
+#endif
+        edge_up(a, j, bytes);
+    }
+    /* its own edge moved up: the same pages, the next one oldest */
+    for (; k > 0 && a->pc[k - 1] == d + 1 && a->edge[k - 1] != NIL; k--) {
+#ifdef ZC_DEBUG
+        assert(a->edge[k - 1] == gi);
+#endif
+        a->edge[k - 1] = next_live(a, from);
+        a->edge_bytes[k - 1] += bytes - was;
+    }
+    /* it was in them already */
+    if (bytes != was)
+        while (k-- > 0)
+            a->edge_bytes[k] += bytes - was;
 }
 
-/* Ghost gi's bytes change by delta. */
+/* Ghost gi, the oldest, is leaving the stack (still in its slot): it
+ * leaves the page caches that hold every page (the one it is the edge of,
+ * now down to its size, among them). */
+static void edges_drop(struct zc__adapt *a, uint32_t gi)
+{
+    for (unsigned k = 0; k < a->npc; k++) {
+        if (a->edge[k] == gi)
+            a->edge[k] = NIL;
+        else if (a->edge[k] != NIL)
+            break; /* nor does any smaller one hold every page */
+        a->edge_bytes[k] -= a->g[gi].bytes;
+    }
+}
+
+/* Ghost gi's bytes change by delta: in the page caches that hold it, the
+ * largest first. */
 static void edges_resize(struct zc__adapt *a, uint32_t gi, int64_t delta)
 {
-    for (unsigned k = 0; k < a->ncand && a->pc[k]; k++)
-        if (a->edge[k] != NIL && a->g[gi].slot >= a->g[a->edge[k]].slot)
-            a->edge_bytes[k] += delta;
+    for (unsigned k = 0; k < a->npc; k++) {
+        if (a->edge[k] != NIL && a->g[gi].slot < a->g[a->edge[k]].slot)
+            break; /* below its edge, and every smaller one's */
+        a->edge_bytes[k] += delta;
+    }
 }
 
 /* All slots used: renumber the live pages 1..live in order, rebuild. */
@@ -550,6 +596,8 @@ int zc__adapt_create(const zc_adapt_options *opt, size_t page_size,
     for (unsigned k = 0; k < a->ncand; k++) {
         a->zc[k] = opt->memory_bytes * k / a->o.steps / page_size * page_size;
         a->pc[k] = (opt->memory_bytes - a->zc[k]) / page_size;
+        if (a->pc[k])
+            a->npc = k + 1;
     }
     {
         /* the candidate nearest the starting share */
@@ -621,6 +669,40 @@ bool zc__adapt_epoch_over(const struct zc__adapt *a)
     return a->accesses >= a->epoch_end;
 }
 
+/* Would candidate k's zcache hold a page of `bytes` with above_bytes in
+ * the stack above it?  If the bytes between its page cache and the page,
+ * the page's own included, fit in it. */
+static bool zc_holds(const struct zc__adapt *a, unsigned k, int64_t above_bytes,
+                     uint32_t bytes)
+{
+    return a->zc[k] &&
+           (double)(above_bytes - top_bytes(a, k) + bytes) <= a->room[k];
+}
+
+/* ARC: a ghost hit of the tier that would have served the read (the
+ * candidates from k_in on missed in their page caches; deep: and in their
+ * zcaches). */
+static void arc_move(struct zc__adapt *a, unsigned k_in, bool deep,
+                     int64_t above_bytes, const struct ghost *x, double w)
+{
+    double miss[3]; /* the disk reads of the split in force and its two
+                       neighbours, 0 for a page-cache hit */
+
+    for (unsigned i = 0; i < 3; i++) {
+        unsigned j = a->cur + i - 1; /* (wraps to a large value at -1) */
+        miss[i] = j < k_in || j >= a->ncand ? 0
+                  : !deep && w > 0 && zc_holds(a, j, above_bytes, x->bytes)
+                      ? 1 - w
+                      : 1;
+    }
+    if (miss[1] > 0) {
+        if (a->cur + 1 < a->ncand)
+            a->arc_bytes += (miss[1] - miss[2]) * (double)a->ps;
+        if (a->cur > 0)
+            a->arc_bytes -= (miss[1] - miss[0]) * (double)a->ps;
+    }
+}
+
 int zc__adapt_access(struct zc__adapt *a, uint32_t file, uint64_t page,
                      bool write)
 {
@@ -631,12 +713,9 @@ int zc__adapt_access(struct zc__adapt *a, uint32_t file, uint64_t page,
     a->accesses++;
     ts = find_slot(a, file, page, &found);
     if (!found) {
-        a->new_misses++;
-        if (!write) {
-            a->new_reads++;
-            a->all_new_reads++;
-        }
-
+        /* a read from disk for every candidate */
+        a->reads_from[0] += !write;
+        a->comps_from[0]++;
         if (a->live == a->cap) {
             drop_oldest(a);
             ts = find_slot(a, file, page, &found);
@@ -654,15 +733,16 @@ int zc__adapt_access(struct zc__adapt *a, uint32_t file, uint64_t page,
         a->table[ts] = gi + 1;
         a->live++;
         push_top(a, gi);
-        edges_push(a, gi, 0, 0);
+        edges_push_new(a, gi);
         return 0;
     }
     gi = a->table[ts] - 1;
     {
         struct ghost *x = &a->g[gi];
-        int64_t below, below_bytes;
+        int64_t below, below_bytes, above_bytes, was = x->bytes;
         uint64_t d;
-        int64_t above_bytes;
+        uint32_t from;
+        unsigned k = a->ncand;
         double w = weight(a, x);
         /* A page known to be rejected is not compressed again unless it
          * is written. */
@@ -674,60 +754,37 @@ int zc__adapt_access(struct zc__adapt *a, uint32_t file, uint64_t page,
         /* Beyond the reach of every zcache?  The bytes between a split's
          * page cache and the page are at least those below the largest
          * page cache (share 0), and no zcache is larger than the last
-         * candidate's: then one descent decides for all. */
-        bool deep = d >= a->pc[0] &&
-                    (double)(above_bytes - top_bytes(a, 0) + x->bytes) >
-                        a->reach;
-        /* Candidates by page cache, smallest first: once it would hit,
-         * every larger page cache hits too.  miss[]: the disk reads of
-         * the candidates around the one in force (ARC), 0 for a
-         * page-cache hit. */
-        double miss[3] = {0, 0, 0};
-        for (unsigned k = a->ncand; k-- > 0;) {
-            double m = 1;
-            if (d < a->pc[k])
-                break;
-            if (a->zc[k])
-                a->comps[k] += comp;
-            if (write)
-                continue;
-            if (!deep && a->zc[k] && w > 0 &&
-                (double)(above_bytes - top_bytes(a, k) + x->bytes) <=
-                    a->room[k]) {
+         * candidate's: then it is a read for all. */
+        bool deep =
+            d >= a->pc[0] &&
+            (double)(above_bytes - top_bytes(a, 0) + x->bytes) > a->reach;
+        if (deep)
+            k = 0;
+        /* Candidates by page cache, smallest first, down to the first that
+         * holds it (every larger one does too): each of those before it
+         * misses in its page cache, and hits in its zcache if that holds
+         * the page.  The misses are counted once, from k on (settle). */
+        while (k > 0 && a->pc[k - 1] <= d) {
+            k--;
+            if (!write && w > 0 && zc_holds(a, k, above_bytes, x->bytes))
                 a->hits[k] += w;
-                a->disk[k] += 1 - w;
-                a->thits[k] += w;
-                a->tdisk[k] += 1 - w;
-                m = 1 - w;
-            } else {
-                a->disk[k] += 1;
-                a->tdisk[k] += 1;
-            }
-            if (k + 1 >= a->cur && k <= a->cur + 1)
-                miss[k + 1 - a->cur] = m;
         }
-        if (a->o.controller == ZC_ADAPT_ARC && !write && miss[1] > 0) {
-            /* a ghost hit of the tier that would have served it */
-            if (a->cur + 1 < a->ncand)
-                a->arc_bytes += (miss[1] - miss[2]) * (double)a->ps;
-            if (a->cur > 0)
-                a->arc_bytes -= (miss[1] - miss[0]) * (double)a->ps;
+        a->reads_from[k] += !write;
+        a->comps_from[k] += comp;
+        if (a->o.controller == ZC_ADAPT_ARC && !write)
+            arc_move(a, k, deep, above_bytes, x, w);
+
+        /* renumber first, if due, so that `from` stays comparable */
+        if (a->now == a->nslots)
+            compact(a);
+        from = x->slot;
+        unslot(a, gi);
+        if (write) {
+            x->state = G_UNKNOWN;
+            x->bytes = unknown_bytes(a);
         }
-        {
-            int64_t was = x->bytes;
-            uint32_t from;
-            /* renumber first, if due, so that `from` stays comparable */
-            if (a->now == a->nslots)
-                compact(a);
-            from = x->slot;
-            unslot(a, gi);
-            if (write) {
-                x->state = G_UNKNOWN;
-                x->bytes = unknown_bytes(a);
-            }
-            push_top(a, gi);
-            edges_push(a, gi, from, was);
-        }
+        push_top(a, gi);
+        edges_push(a, gi, d, k, from, was);
     }
     return 0;
 }
@@ -888,6 +945,35 @@ static bool worth_moving(struct zc__adapt *a, struct history *h,
     return (gain - need) * held > move_cost(a, h, h->best, put_ns);
 }
 
+/* Candidate k's reads and compressions this epoch: the misses in its page
+ * cache (those counted from it or a candidate before it), the reads less
+ * its zcache's hits. */
+static double epoch_reads(const struct zc__adapt *a, unsigned k)
+{
+    double r = 0;
+
+    for (unsigned j = 0; j <= k; j++)
+        r += a->reads_from[j];
+    return r - a->hits[k];
+}
+
+/* This epoch's counts into disk[] and comps[], and the run's. */
+static void settle(struct zc__adapt *a)
+{
+    double reads = 0, comps = 0;
+
+    for (unsigned k = 0; k < a->ncand; k++) {
+        reads += a->reads_from[k];
+        comps += a->comps_from[k];
+        a->disk[k] = reads - a->hits[k];
+        a->comps[k] = a->zc[k] ? comps : 0;
+        a->tdisk[k] += a->disk[k];
+        a->thits[k] += a->hits[k];
+    }
+    memset(a->reads_from, 0, sizeof(a->reads_from));
+    memset(a->comps_from, 0, sizeof(a->comps_from));
+}
+
 /* This epoch's counts into history h, each candidate priced, the cheapest
  * found. */
 static void fold(struct zc__adapt *a, struct history *h, double put_ns,
@@ -895,9 +981,8 @@ static void fold(struct zc__adapt *a, struct history *h, double put_ns,
 {
     h->best = a->cur;
     for (unsigned k = 0; k < a->ncand; k++) {
-        h->disk[k] = h->keep * h->disk[k] + a->disk[k] + a->new_reads;
-        h->comps[k] = h->keep * h->comps[k] + a->comps[k] +
-                      (a->zc[k] ? a->new_misses : 0);
+        h->disk[k] = h->keep * h->disk[k] + a->disk[k];
+        h->comps[k] = h->keep * h->comps[k] + a->comps[k];
         h->hits[k] = h->keep * h->hits[k] + a->hits[k];
         h->cost[k] = h->disk[k] * (double)a->o.disk_ns + h->comps[k] * put_ns +
                      h->hits[k] * get_ns;
@@ -925,11 +1010,11 @@ int zc__adapt_decide(struct zc__adapt *a, const zc_stats *st,
                                                  : rs->disk_reads,
                put_ns);
     measure_overhead(a, st);
+    settle(a);
     fold(a, &a->h[0], put_ns, get_ns);
     fold(a, &a->h[1], put_ns, get_ns);
     for (unsigned k = 0; k < a->ncand; k++)
         a->disk[k] = a->comps[k] = a->hits[k] = 0;
-    a->new_reads = a->new_misses = 0;
     a->known *= keep;
     a->admitted *= keep;
     a->admitted_bytes *= keep;
@@ -993,8 +1078,9 @@ int zc__adapt_model(const struct zc__adapt *a, unsigned k, uint64_t *pc_pages,
         return -ZC_EINVAL;
     *pc_pages = a->pc[k];
     *zc_bytes = a->zc[k];
-    *disk_reads = a->tdisk[k] + a->all_new_reads;
-    *zc_hits = a->thits[k];
+    /* the run's, this epoch's included */
+    *disk_reads = a->tdisk[k] + epoch_reads(a, k);
+    *zc_hits = a->thits[k] + a->hits[k];
     return 0;
 }
 
