@@ -129,9 +129,10 @@ static void test_model_counts_equal_static_replays_of_every_split(void **st)
 
 /* A verified replay of contents from source into zc, its boundary moved
  * by the controller within 300 pages (o: the options it was given;
- * put 1 us, get 200 ns, starting at half). */
+ * put put_ns, get a fifth of that, starting at half). */
 static zc_replay *adaptive_replay(zc_cache *zc, const char *source,
-                                  zc_content **content, zc_adapt_options *o)
+                                  uint64_t put_ns, zc_content **content,
+                                  zc_adapt_options *o)
 {
     zc_replay *r;
 
@@ -139,8 +140,8 @@ static zc_replay *adaptive_replay(zc_cache *zc, const char *source,
     assert_int_equal(zc_replay_create(0, 4096, zc, *content, &r), 0);
     zc_replay_verify(r, true);
     o->memory_bytes = 300 * 4096;
-    o->put_ns = 1000;
-    o->get_ns = 200;
+    o->put_ns = put_ns;
+    o->get_ns = put_ns / 5;
     o->start_percent = 50;
     assert_int_equal(zc_replay_adapt(r, o), 0);
     return r;
@@ -167,7 +168,12 @@ static void test_moving_boundary_never_returns_stale_data(void **st)
         uint64_t g = 7 + c;
         zc_request q = {0};
 
-        r = adaptive_replay(zc, "synth:9", &content, &o);
+        /* (a put costs a tenth of a disk read: in the random phase a
+         * zcache that holds every page the page cache misses still costs
+         * a put and a get per miss, enough to pay for turning it off; at
+         * a twentieth it would not, with zsmalloc's density, and the
+         * zcache would rightly stay) */
+        r = adaptive_replay(zc, "synth:9", 10000, &content, &o);
         for (uint64_t i = 0; i < 40000; i++) {
             /* phases: a loop over 1.5x the memory (a zcache helps), then
              * random pages within it (the page cache is best) */
@@ -195,6 +201,8 @@ static void test_moving_boundary_never_returns_stale_data(void **st)
         }
         /* (with store_raw a full zcache holds the random phase too, and
          * moving would save too little to be worth it) */
+        print_message("%s: %zu moves, off %d on %d\n", specs[c], moves,
+                      was_off, back_on);
         if (!strstr(specs[c], "store_raw")) {
             assert_true(moves >= 2);
             /* with the defaults, the zcache is turned off in a random
@@ -208,6 +216,81 @@ static void test_moving_boundary_never_returns_stale_data(void **st)
         zc_cache_destroy(zc);
         zc_content_close(content);
     }
+}
+
+/* A hot set, a loop larger than M, a cold tail; a quarter writes. */
+static void fixed_request(uint64_t *g, zc_request *q, uint64_t i)
+{
+    uint64_t r = below(g, 10);
+
+    q->offset = 4096 * (r < 4   ? below(g, 300)
+                        : r < 8 ? 300 + i % 5000
+                                : 6000 + below(g, 20000));
+    q->length = 4096;
+    q->write = below(g, 4) == 0;
+}
+
+/* The split held by the fixed controller plays exactly as a static replay
+ * of that split: the zcache, made for all of M and then given its share,
+ * packs its pages as one made for that share (zsmalloc's spans follow the
+ * budget in force), and the replay's counts agree.  16 MiB and 20%: spans
+ * of up to 8 frames for M, 3 for the share. */
+static void test_a_fixed_split_plays_as_the_static_split(void **st)
+{
+    const uint64_t memory = 4096 * 4096;
+    zc_adapt_options o = {0};
+    zc_content *content;
+    zc_replay *r, *s;
+    zc_cache *zc = zcache(""), *szc;
+    zc_replay_stats rs, ss;
+    zc_stats zs, sz;
+    uint64_t pc, zb, g = 5, h = 5;
+    char spec[64];
+    (void)st;
+
+    assert_int_equal(zc_content_open("synth:4", 4096, &content, NULL, 0), 0);
+    assert_int_equal(zc_replay_create(0, 4096, zc, content, &r), 0);
+    o.memory_bytes = memory;
+    o.controller = ZC_ADAPT_FIXED;
+    o.start_percent = 20;
+    assert_int_equal(zc_replay_adapt(r, &o), 0);
+    zc__adapt_split(zc__replay_adapt(r), &pc, &zb);
+    assert_int_equal(zb, 819 * 4096);
+    snprintf(spec, sizeof(spec), "capacity=%llu", (unsigned long long)zb);
+    szc = zcache(spec);
+    assert_int_equal(zc_replay_create(pc, 4096, szc, content, &s), 0);
+    for (uint64_t i = 0; i < 60000; i++) {
+        zc_request q = {0}, v = {0};
+        fixed_request(&g, &q, i);
+        fixed_request(&h, &v, i);
+        assert_int_equal(zc_replay_request(r, &q), 0);
+        assert_int_equal(zc_replay_request(s, &v), 0);
+    }
+    assert_int_equal(zc_replay_stats_get(r, &rs), 0);
+    assert_int_equal(zc_replay_stats_get(s, &ss), 0);
+    assert_int_equal(zc_stats_get(zc, &zs), 0);
+    assert_int_equal(zc_stats_get(szc, &sz), 0);
+    print_message("fixed 20%%: %llu zcache hits, %llu disk reads, density "
+                  "%.3f; static: %llu, %llu, %.3f\n",
+                  (unsigned long long)rs.zc_hits,
+                  (unsigned long long)rs.disk_reads,
+                  (double)zs.compr_data_size / (double)zs.arena_bytes,
+                  (unsigned long long)ss.zc_hits,
+                  (unsigned long long)ss.disk_reads,
+                  (double)sz.compr_data_size / (double)sz.arena_bytes);
+    assert_true(ss.zc_hits > 1000);
+    assert_int_equal(rs.zc_hits, ss.zc_hits);
+    assert_int_equal(rs.disk_reads, ss.disk_reads);
+    assert_int_equal(rs.pc_hits, ss.pc_hits);
+    assert_int_equal(zs.stored_pages, sz.stored_pages);
+    assert_int_equal(zs.arena_bytes, sz.arena_bytes);
+    assert_int_equal(zs.evictions, sz.evictions);
+    assert_int_equal(zc_cache_check(zc), 0);
+    zc_replay_destroy(r);
+    zc_replay_destroy(s);
+    zc_cache_destroy(zc);
+    zc_cache_destroy(szc);
+    zc_content_close(content);
 }
 
 /* Run n accesses of one page stream (pages from fn) through an adaptive
@@ -575,7 +658,7 @@ static void test_adaptive_replay_of_file_keys(void **st)
     uint64_t g = 3;
     (void)st;
 
-    r = adaptive_replay(zc, "synth:3", &content, &o);
+    r = adaptive_replay(zc, "synth:3", 1000, &content, &o);
     for (uint64_t i = 0; i < 30000; i++) {
         zc_request q = {0};
         make_request(&g, &q, i);
@@ -603,6 +686,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_model_counts_equal_static_replays_of_every_split),
         cmocka_unit_test(test_moving_boundary_never_returns_stale_data),
+        cmocka_unit_test(test_a_fixed_split_plays_as_the_static_split),
         cmocka_unit_test(test_a_loop_larger_than_memory_gets_a_zcache),
         cmocka_unit_test(test_incompressible_pages_keep_the_zcache_off),
         cmocka_unit_test(test_known_rejected_pages_are_not_compressed_again),

@@ -1564,6 +1564,85 @@ static void test_set_capacity_shrinks_by_policy_and_grows_at_once(void **state)
     zc_cache_destroy(c);
 }
 
+/* Put pages [from, to) of real-like content into c, keys of file 1. */
+static void put_range(zc_cache *c, int p, uint64_t from, uint64_t to)
+{
+    unsigned char pg[4096];
+    zc_filekey k = ino(1);
+
+    for (uint64_t i = from; i < to; i++) {
+        make_real_page(pg, 4096, 500 + i, 2048);
+        int rc = zc_put_page(c, p, &k, i, pg);
+        assert_true(rc >= 0); /* stored, or a ZC_PUT_* reason */
+    }
+}
+
+/* Every page of [from, to) that c still holds reads back exactly. */
+static void check_range(zc_cache *c, int p, uint64_t from, uint64_t to)
+{
+    unsigned char pg[4096], out[4096];
+    zc_filekey k = ino(1);
+
+    for (uint64_t i = from; i < to; i++) {
+        int rc = zc_get_page(c, p, &k, i, out);
+        if (rc == 0) {
+            make_real_page(pg, 4096, 500 + i, 2048);
+            assert_memory_equal(out, pg, 4096);
+        } else {
+            assert_int_equal(rc, -ZC_ENOENT);
+        }
+    }
+}
+
+/* zsmalloc's spans follow the budget in force: a cache made at 8 MiB
+ * (spans of up to 8 frames) and shrunk to 1 MiB packs new pages exactly
+ * as one made at 1 MiB (1 frame), once the old spans are gone; spans of
+ * different budgets live side by side through a shrink and a growth, and
+ * every page reads back. */
+static void test_zsmalloc_spans_follow_the_budget(void **state)
+{
+    (void)state;
+    zc_cache *c = new_cache("allocator=zsmalloc,capacity=8M,"
+                            "exclusive_gets=false",
+                            NULL);
+    zc_cache *d = new_cache("allocator=zsmalloc,capacity=1M,"
+                            "exclusive_gets=false",
+                            NULL);
+    int p = zc_init_fs(c, 4096), q = zc_init_fs(d, 4096);
+    zc_filekey k = ino(1);
+    zc_stats s0, sc, sd;
+
+    put_range(c, p, 0, 1500);
+    assert_int_equal(zc_set_capacity(c, 1 << 20), 0);
+    assert_int_equal(zc_cache_check(c), 0);
+    check_range(c, p, 0, 1500);
+    put_range(c, p, 1500, 1700); /* new spans beside the old */
+    assert_int_equal(zc_cache_check(c), 0);
+    check_range(c, p, 0, 1700);
+    for (uint64_t i = 0; i < 1700; i++)
+        zc_invalidate_page(c, p, &k, i);
+    assert_int_equal(stats_of(c).arena_bytes, 0);
+
+    s0 = stats_of(c);
+    put_range(c, p, 2000, 3000);
+    put_range(d, q, 2000, 3000);
+    sc = stats_of(c);
+    sd = stats_of(d);
+    assert_true(sd.evictions > 0); /* it filled */
+    assert_int_equal(sc.stored_pages, sd.stored_pages);
+    assert_int_equal(sc.arena_bytes, sd.arena_bytes);
+    assert_int_equal(sc.evictions - s0.evictions, sd.evictions);
+    assert_int_equal(sc.compr_data_size, sd.compr_data_size);
+
+    assert_int_equal(zc_set_capacity(c, 4 << 20), 0);
+    put_range(c, p, 3000, 4000);
+    assert_int_equal(zc_cache_check(c), 0);
+    check_range(c, p, 2000, 4000);
+    zt_assert_cache_sane(c, 4096, 4 << 20);
+    zc_cache_destroy(c);
+    zc_cache_destroy(d);
+}
+
 /* ---------------------------------------------------- exact counters */
 
 static void test_stats_count_a_scripted_sequence_exactly(void **state)
@@ -1751,6 +1830,7 @@ int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress lines in ctest logs */
     const struct CMUnitTest once[] = {
+        cmocka_unit_test(test_zsmalloc_spans_follow_the_budget),
         cmocka_unit_test(test_destroy_null_is_a_no_op),
         cmocka_unit_test(test_filekey_from_ino_is_the_number_then_zeros),
         cmocka_unit_test(test_init_fs_fails_past_65535_live_pools),

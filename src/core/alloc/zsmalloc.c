@@ -22,7 +22,15 @@
  * plus 4 per frame plus its table slot.
  *
  * A class with no free slot borrows one from a slightly larger class before
- * it opens a new span (see zs_create for how much larger).
+ * it opens a new span (see geometry() for how much larger).
+ *
+ * How long spans may be, and so the classes, and how far a class borrows,
+ * follow the budget in force (geometry()).  When it changes
+ * (zc_set_capacity), new spans take the classes of the new budget, as a
+ * cache made at that budget would, and spans made under another keep
+ * their classes until they empty: each budget's classes are built the
+ * first time it is used and kept, and a class borrows only within its
+ * own budget's.
  *
  * Compaction is eager: as soon as a class has a whole span's worth of free
  * slots, the objects of its emptiest span move into the others and the
@@ -78,15 +86,26 @@ struct zs {
     struct zc__relocate reloc;
     size_t page;
     unsigned shift, off_bits;
+    /* the geometry in force: built for a budget of geom_frames */
+    uint32_t geom_frames;
     uint32_t borrow; /* how much larger a borrowed slot may be, 16.16 */
+    uint16_t *class_of; /* by size / STEP: the classes of the longest span
+                           in force, tiers[max_span] */
+    uint32_t first;     /* and the first of them (the largest) */
+    /* every span length's classes built so far, each one's together and
+     * largest first */
+    struct {
+        uint16_t *class_of;
+        uint32_t first;
+    } tiers[MAX_SPAN + 1];
     uint32_t nclasses;
     struct zs_class *classes;
-    uint16_t *class_of; /* by size / STEP */
     size_t nsizes;
     uintptr_t *spans; /* a span pointer, or (next free id + 1) << 1 | 1 */
     uint32_t nspan_ids, spans_cap;
     uint32_t free_id; /* first free id + 1 */
     unsigned slot_bits;
+    uint32_t max_objs; /* objects per span of any class (the bitmap's) */
     uint8_t *bitmap; /* compaction scratch: one bit per slot */
     size_t bitmap_bytes;
     uint8_t *bounce; /* compaction scratch: one object */
@@ -121,23 +140,25 @@ static void zs_destroy(void *p)
     }
     zc__free(z->mem, z->spans, z->spans_cap * sizeof(*z->spans));
     zc__free(z->mem, z->classes, z->nclasses * sizeof(*z->classes));
-    zc__free(z->mem, z->class_of, z->nsizes * sizeof(*z->class_of));
+    for (unsigned t = 0; t <= MAX_SPAN; t++)
+        zc__free(z->mem, z->tiers[t].class_of,
+                 z->nsizes * sizeof(*z->tiers[t].class_of));
     zc__free(z->mem, z->bitmap, z->bitmap_bytes);
     zc__free(z->mem, z->bounce, z->page);
     zc__free(z->mem, z, sizeof(*z));
 }
 
 /* The span length in 1..max_span frames that wastes least for size s. */
-static void best_span(size_t page, size_t s, unsigned max_span, unsigned *span,
-                      unsigned *objs)
+static void best_span(size_t page, size_t s, unsigned max_span,
+                      size_t max_objs, unsigned *span, unsigned *objs)
 {
     double best = -1;
 
     for (unsigned n = 1; n <= max_span; n++) {
         size_t k = n * page / s;
         double usage = (double)(k * s) / (double)(n * page);
-        if (k > NO_SLOT - 1)
-            k = NO_SLOT - 1;
+        if (k > max_objs)
+            k = max_objs;
         if (k && usage > best + SPAN_GAIN) {
             best = usage;
             *span = n;
@@ -146,12 +167,101 @@ static void best_span(size_t page, size_t s, unsigned max_span, unsigned *span,
     }
 }
 
+/* The classes of spans of up to max_span frames, appended to the others;
+ * their objects per span at most max_objs (the handle's slot bits). */
+static int tier_build(struct zs *z, unsigned max_span, size_t max_objs)
+{
+    unsigned span = 0, objs = 0;
+    uint32_t n = 0, first = z->nclasses;
+    uint16_t *class_of = zc__alloc(z->mem, z->nsizes * sizeof(*class_of));
+    struct zs_class *classes;
+
+    if (!class_of)
+        return -ZC_ENOMEM;
+    /* Count merged classes first, largest size down. */
+    for (int pass = 0; pass < 2; pass++) {
+        unsigned last_span = 0, last_objs = 0;
+        n = 0;
+        for (size_t i = z->nsizes - 1; i >= 1; i--) {
+            best_span(z->page, i * STEP, max_span, max_objs, &span, &objs);
+            if (span != last_span || objs != last_objs) {
+                if (pass) {
+                    struct zs_class *c = &z->classes[first + n];
+                    c->size = (uint32_t)(i * STEP);
+                    c->span = (uint16_t)span;
+                    c->objs = (uint16_t)objs;
+                }
+                n++;
+                last_span = span;
+                last_objs = objs;
+            }
+            if (pass)
+                class_of[i] = (uint16_t)(first + n - 1);
+        }
+        if (!pass) {
+            if (first + n > NO_SLOT)
+                goto nomem; /* (sp->cls is 16 bits: cannot happen) */
+            classes = zc__calloc(z->mem, (first + n) * sizeof(*classes));
+            if (!classes)
+                goto nomem;
+            if (first)
+                memcpy(classes, z->classes, first * sizeof(*classes));
+            zc__free(z->mem, z->classes, first * sizeof(*classes));
+            z->classes = classes;
+            z->nclasses = first + n;
+        }
+    }
+    class_of[0] = class_of[1];
+    z->tiers[max_span].class_of = class_of;
+    z->tiers[max_span].first = first;
+    return 0;
+nomem:
+    zc__free(z->mem, class_of, z->nsizes * sizeof(*class_of));
+    return -ZC_ENOMEM;
+}
+
+/* The longest span for a budget of `frames`: every class in use keeps
+ * about half a span unused, so spans must be short in a small arena: up
+ * to 1 frame per 256 of the budget. */
+static unsigned max_span_of(uint32_t frames)
+{
+    unsigned m = frames / 256;
+
+    return m < 1 ? 1 : m > MAX_SPAN ? MAX_SPAN : m;
+}
+
+/* The geometry of the budget in force: its classes (built on first use)
+ * and how far a class borrows.  A class may borrow a slot from a class
+ * larger by up to 4/sqrt(frames): rounding up costs per object, a partly
+ * used span per class, so the best class spacing shrinks as
+ * 1/sqrt(objects).  (Measured on real file pages at 1, 4, 16 and 64 MiB:
+ * density 0.34/0.75/0.93/0.96 with 8-frame spans and 1/32 borrowing,
+ * 0.79/0.89/0.93/0.96 with these.)  If the classes cannot be built, the
+ * old ones stay in force. */
+static int geometry(struct zs *z)
+{
+    uint32_t frames = z->arena->max_frames, r = 1;
+    unsigned t = max_span_of(frames);
+
+    if (!z->tiers[t].class_of) {
+        int rc = tier_build(z, t, z->max_objs);
+        if (rc)
+            return rc;
+    }
+    z->class_of = z->tiers[t].class_of;
+    z->first = z->tiers[t].first;
+    while ((uint64_t)(r + 1) * (r + 1) <= (uint64_t)frames + 1)
+        r++;
+    z->borrow = (uint32_t)((4u << 16) / r);
+    z->geom_frames = frames;
+    return 0;
+}
+
 static int zs_create(struct zc__arena *arena, struct zc__mem *mem,
                      const struct zc__relocate *reloc, void **out)
 {
     struct zs *z = zc__calloc(mem, sizeof(*z));
-    unsigned span = 0, objs = 0, max_objs = 0, max_span;
-    uint32_t n = 0;
+    unsigned max_objs = 0;
 
     if (!z)
         return -ZC_ENOMEM;
@@ -161,57 +271,20 @@ static int zs_create(struct zc__arena *arena, struct zc__mem *mem,
     z->page = arena->page_size;
     z->shift = arena->page_shift;
     z->off_bits = z->shift - 3;
-    /* Every class in use keeps about half a span unused, so spans must be
-     * short in a small arena: up to 1 frame per 256 of the budget.  And a
-     * class may borrow a slot from a class larger by up to 4/sqrt(frames):
-     * rounding up costs per object, a partly used span per class, so the
-     * best class spacing shrinks as 1/sqrt(objects).  (Measured on real
-     * file pages at 1, 4, 16 and 64 MiB: density 0.34/0.75/0.93/0.96 with
-     * 8-frame spans and 1/32 borrowing, 0.79/0.89/0.93/0.96 with these.) */
-    max_span = arena->max_frames / 256;
-    max_span = max_span < 1 ? 1 : max_span > MAX_SPAN ? MAX_SPAN : max_span;
-    {
-        uint32_t r = 1;
-        while ((uint64_t)(r + 1) * (r + 1) <= (uint64_t)arena->max_frames + 1)
-            r++;
-        z->borrow = (uint32_t)((4u << 16) / r);
-    }
     z->nsizes = z->page / STEP + 1;
-    z->class_of = zc__alloc(mem, z->nsizes * sizeof(*z->class_of));
     z->bounce = zc__alloc(mem, z->page);
-    if (!z->class_of || !z->bounce)
+    if (!z->bounce)
         goto nomem;
-    /* Count merged classes first, largest size down. */
-    for (int pass = 0; pass < 2; pass++) {
-        unsigned last_span = 0, last_objs = 0;
-        n = 0;
-        for (size_t i = z->nsizes - 1; i >= 1; i--) {
-            best_span(z->page, i * STEP, max_span, &span, &objs);
-            if (span != last_span || objs != last_objs) {
-                if (pass) {
-                    struct zs_class *c = &z->classes[n];
-                    c->size = (uint32_t)(i * STEP);
-                    c->span = (uint16_t)span;
-                    c->objs = (uint16_t)objs;
-                }
-                n++;
-                last_span = span;
-                last_objs = objs;
-                if (objs > max_objs)
-                    max_objs = objs;
-            }
-            if (pass)
-                z->class_of[i] = (uint16_t)(n - 1);
-        }
-        if (!pass) {
-            z->nclasses = n;
-            z->classes = zc__calloc(mem, n * sizeof(*z->classes));
-            if (!z->classes)
-                goto nomem;
-        }
-    }
-    z->class_of[0] = z->class_of[1];
-    /* Slot numbers must fit the handle's low bits. */
+    /* Slot numbers must fit the handle's low bits, and the bitmap: as
+     * many as the classes of the budget made with need (a budget set
+     * later gets classes of at most that many objects per span). */
+    z->max_objs = NO_SLOT - 1;
+    if (geometry(z))
+        goto nomem;
+    for (uint32_t ci = 0; ci < z->nclasses; ci++)
+        if (z->classes[ci].objs > max_objs)
+            max_objs = z->classes[ci].objs;
+    z->max_objs = max_objs;
     z->slot_bits = 1;
     while ((1u << z->slot_bits) < max_objs)
         z->slot_bits++;
@@ -476,12 +549,14 @@ static int zs_alloc(void *p, size_t size, uint32_t *handle)
 
     if (size == 0 || size > z->page)
         return -ZC_EINVAL;
+    if (z->arena->max_frames != z->geom_frames)
+        (void)geometry(z); /* (else the old one stays in force) */
     ci = z->class_of[(size + STEP - 1) / STEP];
     c = &z->classes[ci];
-    /* Before opening a span, take a free slot of a slightly larger class:
-     * a new span's unused slots would waste more. */
+    /* Before opening a span, take a free slot of a slightly larger class
+     * of the same geometry: a new span's unused slots would waste more. */
     for (uint32_t up = ci;
-         !c->nonfull && up-- > 0 &&
+         !c->nonfull && up-- > z->first &&
          z->classes[up].size <= size + ((size * z->borrow) >> 16);)
         if (z->classes[up].nonfull) {
             ci = up;
