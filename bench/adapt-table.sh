@@ -15,7 +15,10 @@
 #   bash bench/adapt-table.sh [OUTDIR]     (after building build/; python3)
 # Traces: the five shipped access streams (their packs' contents), the
 # shipped sqlite and grep block traces played one after the other twice
-# (phases, synthetic contents), and ../shared/traces/ext when it is there.
+# (phases, synthetic contents), four of the access streams played one
+# after the other (mixed: sqlite-oltp, grep-src, build-c, file-server;
+# synthetic contents, as each has its own pack), and ../shared/traces/ext
+# when it is there.  (A case's format field may carry more options.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${ZC_BIN:-build/tools} # (another build's tools: ZC_BIN=DIR)
@@ -32,6 +35,7 @@ cases=(
  "python-imports|access|8M 32M|$T/python-imports.zca"
  "file-server|access|4M 16M|$T/file-server.zca"
  "phases|blkparse|4M 8M|$T/sqlite-oltp.blkparse.zst $T/grep-src.blkparse.zst $T/sqlite-oltp.blkparse.zst $T/grep-src.blkparse.zst"
+ "mixed|access --content synth|8M 16M|$T/sqlite-oltp.zca $T/grep-src.zca $T/build-c.zca $T/file-server.zca"
 )
 if [ -d $ext ]; then
   cases+=(

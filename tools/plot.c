@@ -39,6 +39,17 @@ void plot_text(char *out, size_t n, const char *s)
             *p = '_';
 }
 
+void plot_traces_text(char *out, size_t n, const char *const *traces,
+                      size_t ntraces)
+{
+    size_t len;
+
+    plot_text(out, n, ntraces ? traces[0] : "");
+    len = strlen(out);
+    if (ntraces > 1 && len < n)
+        snprintf(out + len, n - len, " + %zu more", ntraces - 1);
+}
+
 const char *plot_prefix_error(const char *prefix)
 {
     if (!*prefix)

@@ -31,6 +31,11 @@ void plot_terminal(FILE *f, const char *prefix, int i);
  *  name can end the string and be read as a command). */
 void plot_text(char *out, size_t n, const char *s);
 
+/** What a plot's title calls the traces: the first one's file name, and
+ *  "+ N more" when there are others (as plot_text()). */
+void plot_traces_text(char *out, size_t n, const char *const *traces,
+                      size_t ntraces);
+
 /** The longest --plot prefix (the tools' paths are 1024 bytes). */
 #define PLOT_PREFIX_MAX 960
 #define PLOT_STR_(x) #x

@@ -935,6 +935,7 @@ static int split_outputs(const struct opts *o, const zc_replay *r,
     const zc_adapt_epoch *e;
     size_t n = zc_replay_adapt_log(r, &e), moves = 0;
     double share_sum = 0;
+    char label[256];
     FILE *f;
 
     for (size_t i = 0; i < n; i++) {
@@ -957,7 +958,8 @@ static int split_outputs(const struct opts *o, const zc_replay *r,
             return 1;
         }
     }
-    if (o->plot && split_log_plot(NAME, o->plot, o->traces[0], o->memory, e, n,
+    plot_traces_text(label, sizeof(label), o->traces, o->ntraces);
+    if (o->plot && split_log_plot(NAME, o->plot, label, o->memory, e, n,
                                   o->page_size))
         return 1;
     {

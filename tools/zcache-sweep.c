@@ -1391,7 +1391,7 @@ static void plot(const zc_mrc *mrc)
     if (!(f = outfile_open(&out[2], path[2])))
         goto fail;
     plot_header(f, NAME, o.plot, path[1]);
-    plot_text(name, sizeof(name), o.traces[0]);
+    plot_traces_text(name, sizeof(name), o.traces, o.ntraces);
     plot_text(mem, sizeof(mem), o.memory ? o.memory : "");
     fprintf(f, "set datafile commentschars '#'\nset key below\n"
                "set grid\n");
@@ -1499,13 +1499,14 @@ static void plot_together(void)
     size_t n = njobs - nstatic, best = best_row(), cheapest = 0;
     const char **csvs = calloc(n, sizeof(*csvs)),
                **titles = calloc(n, sizeof(*titles));
-    char *names = calloc(n, 1024), prefix[1024], line[2][64];
+    char *names = calloc(n, 1024), prefix[1024], line[2][64], label[256];
     const char *lt[2] = {line[0], line[1]};
     double ls[2];
     size_t nl = 0;
 
     if (!csvs || !titles || !names)
         die(1, "%s", "out of memory");
+    plot_traces_text(label, sizeof(label), o.traces, o.ntraces);
     for (size_t i = 0; i < n; i++) {
         snprintf(names + i * 1024, 1024, "%s-adaptive-%zu.csv", o.plot,
                  i + 1);
@@ -1526,7 +1527,7 @@ static void plot_together(void)
                  jobs[cheapest].share);
         ls[nl++] = jobs[cheapest].share;
     }
-    if (split_log_plot_together(NAME, prefix, o.traces[0], o.memory, csvs,
+    if (split_log_plot_together(NAME, prefix, label, o.memory, csvs,
                                 titles, n, ls, lt, nl))
         exit(1);
     free(csvs);
@@ -1536,6 +1537,9 @@ static void plot_together(void)
 
 static void output(const zc_mrc *mrc)
 {
+    char label[256];
+
+    plot_traces_text(label, sizeof(label), o.traces, o.ntraces);
     for (size_t i = nstatic; o.plot && i < njobs; i++) {
         char prefix[1024];
         snprintf(prefix, sizeof(prefix), "%s-adaptive%s%zu", o.plot,
@@ -1546,7 +1550,7 @@ static void output(const zc_mrc *mrc)
         char what[512]; /* the memory, and the row's --set combination */
         snprintf(what, sizeof(what), "%s%s%s", o.memory,
                  *combo_of(&jobs[i]) ? ", " : "", combo_of(&jobs[i]));
-        if (split_log_plot(NAME, prefix, o.traces[0], what, jobs[i].epochs,
+        if (split_log_plot(NAME, prefix, label, what, jobs[i].epochs,
                            jobs[i].nepochs, o.page_size))
             exit(1);
     }
