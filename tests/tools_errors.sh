@@ -460,20 +460,24 @@ expect 2 "disk-latency 0us: want a time above 0" "$sweep" --disk-latency 0us \
   --memory 4M --adaptive "$trace"
 expect 2 "want a time above 0" "$replay" --disk-latency 0us --memory 4M \
   --adaptive "$trace"
-expect 2 "more than the library's largest" "$sweep" --memory 16G --adaptive \
-  "$trace"
+expect 2 "memory 16G --adaptive: the zcache is made for all of M, and the library's largest" \
+  "$sweep" --memory 16G --adaptive "$trace"
+expect 2 "memory 16G: a zcache of 17179869184 bytes (made for all of M) is more than the library's largest" \
+  "$replay" --memory 16G --adaptive "$trace"
+expect 2 "memory 40G --share: a zcache of 21474836480 bytes is more than the library's largest" \
+  "$sweep" --memory 40G --share 0,50 "$trace"
 "$sweep" --memory 4M --share 10,50 "$trace" >"$tmp/noshare0" 2>&1
 grep -q "saved_ms: zcache hits" "$tmp/noshare0" ||
   bad "a split without share 0: $(tail -4 "$tmp/noshare0")"
 
 # --adaptive=LIST: controllers named once each, among those there are; the
-# fixed baseline at 20% is the static 20% split (zbud: an allocator whose
-# layout does not depend on the capacity it is made with).
+# fixed baseline at 20% is the static 20% split (the zcache made for all
+# of M packs its share as one made at that share).
 expect 2 "want controllers among model, fixed, arc" "$sweep" --memory 4M \
   --adaptive=lru "$trace"
 expect 2 "fixed named twice" "$sweep" --memory 4M --adaptive=fixed,fixed \
   "$trace"
-"$sweep" --memory 4M --share 20 --adaptive=fixed,arc,model --zcache allocator=zbud \
+"$sweep" --memory 4M --share 20 --adaptive=fixed,arc,model \
   --output csv "$trace" >"$tmp/ctl.csv" 2>"$tmp/err" || bad "--adaptive=LIST: $(cat "$tmp/err")"
 [ "$(csv_get "$tmp/ctl.csv" 2 controller),$(csv_get "$tmp/ctl.csv" 3 controller),$(csv_get "$tmp/ctl.csv" 4 controller)" = fixed,arc,model ] ||
   bad "--adaptive=fixed,arc,model: controllers $(cut -c1-200 "$tmp/ctl.csv")"
@@ -490,6 +494,16 @@ case $p in
 esac
 [ -s "$tmp/ctl-adaptive-1.csv" ] && [ -s "$tmp/ctl-adaptive-2.csv" ] ||
   bad "--adaptive=model,arc --plot: no CSV per row"
+# Joined traces are named in the title by the first and a count, kept whole
+# when the first's name is long.
+long=$tmp/$(printf 't%.0s' $(seq 1 250)).zca
+cp "$trace" "$long" && cp "${trace%.zca}.zcp" "$tmp/"
+"$replay" --memory 4M --adaptive --content synth --plot "$tmp/long" "$long" \
+  "$trace" "$trace" "$trace" "$trace" "$trace" "$trace" "$trace" "$trace" \
+  "$trace" "$trace" >/dev/null 2>"$tmp/err" || bad "--plot of 11 traces: $(cat "$tmp/err")"
+grep -q "^set title 't*[^ ]* + 10 more: " "$tmp/long.gp" ||
+  bad "the title of 11 joined traces: $(grep -m1 '^set title' "$tmp/long.gp" | cut -c1-80)...$(grep -m1 '^set title' "$tmp/long.gp" | rev | cut -c1-60 | rev)"
+rm -f "$long"
 # ... and none of those files may be an input of the run.
 mkdir -p "$tmp/cl" && cp "$trace" "$tmp/cl/t-adaptive-2.gp" &&
   cp "${trace%.zca}.zcp" "$tmp/cl/"

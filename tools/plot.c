@@ -42,12 +42,19 @@ void plot_text(char *out, size_t n, const char *s)
 void plot_traces_text(char *out, size_t n, const char *const *traces,
                       size_t ntraces)
 {
+    char more[32] = "";
     size_t len;
 
+    if (!n)
+        return;
+    if (ntraces > 1)
+        snprintf(more, sizeof(more), " + %zu more", ntraces - 1);
     plot_text(out, n, ntraces ? traces[0] : "");
+    /* the count is kept whole: the name is cut to make room */
     len = strlen(out);
-    if (ntraces > 1 && len < n)
-        snprintf(out + len, n - len, " + %zu more", ntraces - 1);
+    if (len + strlen(more) >= n)
+        len = n > strlen(more) ? n - 1 - strlen(more) : 0;
+    snprintf(out + len, n - len, "%s", more);
 }
 
 const char *plot_prefix_error(const char *prefix)

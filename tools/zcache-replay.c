@@ -390,6 +390,12 @@ static void parse_args(int argc, char **argv, struct opts *o)
             o->pc_pages = m / o->page_size;
             o->zc_bytes = m; /* made for all of M, given its share */
         }
+        if (o->zc_bytes > ZC_CAPACITY_MAX)
+            die_usage("--memory %s: a zcache of %" PRIu64 " bytes%s is more "
+                      "than the library's largest, %zu (15 GiB)",
+                      o->memory, o->zc_bytes,
+                      o->adaptive ? " (made for all of M)" : "",
+                      (size_t)ZC_CAPACITY_MAX);
     } else if (o->adaptive || o->share >= 0) {
         die_usage("%s", "--share and --adaptive need --memory M");
     }

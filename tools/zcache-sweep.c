@@ -1704,6 +1704,11 @@ int main(int argc, char **argv)
             uint64_t cap = share_cap(m, shares[i]);
             uint64_t pc = (m - cap) / o.page_size;
             char capstr[32]; /* add_job() copies it */
+            if (cap > ZC_CAPACITY_MAX)
+                die(2,
+                    "--memory %s --share: a zcache of %" PRIu64
+                    " bytes is more than the library's largest, %zu (15 GiB)",
+                    o.memory, cap, (size_t)ZC_CAPACITY_MAX);
             snprintf(capstr, sizeof(capstr), "%" PRIu64, cap);
             add_jobs(pc, NULL, cap ? capstr : NULL, share_of(shares[i]));
         }
@@ -1715,6 +1720,11 @@ int main(int argc, char **argv)
              * all of M, whose share the controller sets. */
             uint64_t m = size_arg(o.memory, false, "--memory");
             char capstr[32]; /* add_job() copies it */
+            if (m > ZC_CAPACITY_MAX)
+                die(2,
+                    "--memory %s --adaptive: the zcache is made for all of "
+                    "M, and the library's largest is %zu bytes (15 GiB)",
+                    o.memory, (size_t)ZC_CAPACITY_MAX);
             snprintf(capstr, sizeof(capstr), "%" PRIu64, m);
             if (!o.nctl)
                 o.ctl[o.nctl++] = o.adapt.controller;
