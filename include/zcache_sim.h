@@ -708,7 +708,10 @@ typedef struct zc_adapt_options {
                                holds have been accessed */
     unsigned probe_every;   /* with the zcache off, at most one unknown
                                page in this many is compressed; 0: 16 */
-    unsigned start_percent; /* the zcache's share until the first decision */
+    unsigned start_percent; /* the zcache's share until the first decision
+                               (the nearest candidate split;
+                               zc_adapt_options_parse() refuses one between
+                               two) */
     unsigned ghost_factor;  /* 0: 16 */
     unsigned controller;    /* ZC_ADAPT_MODEL (0), _FIXED or _ARC */
 } zc_adapt_options;

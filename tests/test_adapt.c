@@ -615,6 +615,20 @@ static void test_options_parse_and_name_what_is_wrong(void **st)
                      -ZC_EINVAL);
     assert_int_equal(zc_adapt_options_parse(&o, "start=101", err, sizeof(err)),
                      -ZC_EINVAL);
+    /* a start between two candidates (10% apart here) is refused, not
+     * rounded; with steps=100 every percent is one */
+    {
+        zc_adapt_options p = {0};
+        assert_int_equal(
+            zc_adapt_options_parse(&p, "steps=10,start=33", err, sizeof(err)),
+            -ZC_EINVAL);
+        assert_non_null(strstr(err, "start=33: not a candidate split"));
+        assert_non_null(strstr(err, "30% or 40%"));
+        assert_int_equal(
+            zc_adapt_options_parse(&p, "start=33,steps=100", err, sizeof(err)),
+            0);
+        assert_int_equal(p.start_percent, 33);
+    }
     /* a disk read at 0 would be the default's 100us, not a free one */
     assert_int_equal(zc_adapt_options_parse(&o, "disk=0us", err, sizeof(err)),
                      -ZC_EINVAL);
@@ -628,7 +642,9 @@ static void test_options_parse_and_name_what_is_wrong(void **st)
         const char *k = zc_adapt_key_name(n);
         assert_non_null(strstr(err, k));
         assert_true(strlen(zc_adapt_key_doc(n)) > 10);
-        snprintf(spec, sizeof(spec), "%s=1", k);
+        /* (start=1 would be refused as between two candidate splits) */
+        snprintf(spec, sizeof(spec), "%s=%s", k,
+                 strcmp(k, "start") ? "1" : "0");
         if (zc_adapt_options_parse(&o, spec, e2, sizeof(e2))) {
             snprintf(spec, sizeof(spec), "%s=%s", k,
                      strcmp(k, "controller") ? "1us" : "arc");

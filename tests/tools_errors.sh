@@ -473,6 +473,10 @@ grep -q "saved_ms: zcache hits" "$tmp/noshare0" ||
 # --adaptive=LIST: controllers named once each, among those there are; the
 # fixed baseline at 20% is the static 20% split (the zcache made for all
 # of M packs its share as one made at that share).
+expect 2 "start=33: not a candidate split; with steps=20 they are 5% apart" \
+  "$replay" --memory 4M --adapt controller=fixed,start=33 "$trace"
+expect 2 "share S is a static split, --adaptive a moving one: not both" \
+  "$replay" --memory 4M --share 20 --adaptive "$trace"
 expect 2 "want controllers among model, fixed, arc" "$sweep" --memory 4M \
   --adaptive=lru "$trace"
 expect 2 "fixed named twice" "$sweep" --memory 4M --adaptive=fixed,fixed \

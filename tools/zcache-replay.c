@@ -372,7 +372,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
         if (!o->zspec)
             die_usage("%s", "--memory splits memory with a zcache: not "
                             "--zcache off");
-        if (o->adaptive == (o->share >= 0))
+        if (o->adaptive && o->share >= 0)
+            die_usage("%s", "--memory: --share S is a static split, "
+                            "--adaptive a moving one: not both");
+        if (!o->adaptive && o->share < 0)
             die_usage("%s", "--memory wants --share S or --adaptive");
         if (o->save_ops && o->adaptive)
             die_usage("%s", "--save-ops: an adaptive run's op stream depends "

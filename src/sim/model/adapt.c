@@ -94,6 +94,7 @@
 
 #define NIL 0xFFFFFFFFu
 #define MAX_STEPS 100
+#define DEFAULT_STEPS 20
 #define DEFAULT_PUT_NS 5000.0 /* until measured */
 #define DEFAULT_GET_NS 1000.0
 #define OBJ_HDR 6           /* the cache's per-object header */
@@ -573,7 +574,7 @@ int zc__adapt_create(const zc_adapt_options *opt, size_t page_size,
     if (!a->o.disk_ns)
         a->o.disk_ns = 100000;
     if (!a->o.steps)
-        a->o.steps = 20;
+        a->o.steps = DEFAULT_STEPS;
 
     if (!a->o.probe_every)
         a->o.probe_every = 16;
@@ -1167,7 +1168,8 @@ static const struct {
               "the probes cost at most 0.25% of the disk reads' cost",
      "a positive count"},
     {"start", "the zcache's % until the first decision (default 0)",
-     "a percentage, 0 to 100"},
+     "a percentage, 0 to 100, on a candidate split (a multiple of "
+     "100/steps)"},
     {"ghosts", "the recency stack holds at most this many times M's pages, "
                "ghosts included (default 16)",
      "1 to 1024"},
@@ -1268,6 +1270,8 @@ int zc_adapt_options_parse(zc_adapt_options *opt, const char *spec, char *err,
                            size_t errlen)
 {
     char dummy[1];
+    unsigned steps;
+    int rc;
 
     if (!err || !errlen) {
         err = dummy;
@@ -1276,5 +1280,19 @@ int zc_adapt_options_parse(zc_adapt_options *opt, const char *spec, char *err,
     err[0] = '\0';
     if (!opt || !spec)
         return -ZC_EINVAL;
-    return zc__kv_each(spec, adapt_item, opt, err, errlen);
+    rc = zc__kv_each(spec, adapt_item, opt, err, errlen);
+    steps = opt->steps ? opt->steps : DEFAULT_STEPS;
+    if (!rc && opt->start_percent * steps % 100) {
+        /* the candidates are every 100/steps %: one between two of them
+         * would be rounded without a word */
+        unsigned lo = opt->start_percent * steps / 100;
+        snprintf(err, errlen,
+                 "start=%u: not a candidate split; with steps=%u they are "
+                 "%.4g%% apart (%.4g%% or %.4g%% here; steps=100 has "
+                 "every 1%%)",
+                 opt->start_percent, steps, 100.0 / steps, 100.0 * lo / steps,
+                 100.0 * (lo + 1) / steps);
+        rc = -ZC_EINVAL;
+    }
+    return rc;
 }
