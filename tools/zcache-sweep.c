@@ -1193,16 +1193,6 @@ static void json(const zc_mrc *mrc)
     printf("\n");
 }
 
-static size_t best_row(void)
-{
-    size_t best = 0;
-
-    for (size_t i = 1; i < nstatic; i++)
-        if (jobs[i].st.disk_reads < jobs[best].st.disk_reads)
-            best = i;
-    return best;
-}
-
 /* Whether static row k has the --set values of row j (a row without a
  * zcache goes with every one). */
 static bool same_sets(const struct job *k, const struct job *j)
@@ -1212,9 +1202,34 @@ static bool same_sets(const struct job *k, const struct job *j)
     return !k->spec[0] || !strcmp(a ? a : "", b ? b : "");
 }
 
+/* The static row of fewest disk reads, and of least cost: among those
+ * with the --set values of row `like`, or all of them (NULL).  Row 0 is
+ * share 0, which goes with every one. */
+static size_t best_row(const struct job *like)
+{
+    size_t best = 0;
+
+    for (size_t k = 1; k < nstatic; k++)
+        if ((!like || same_sets(&jobs[k], like)) &&
+            jobs[k].st.disk_reads < jobs[best].st.disk_reads)
+            best = k;
+    return best;
+}
+
+static size_t cheapest_row(const struct job *like)
+{
+    size_t cheapest = 0;
+
+    for (size_t k = 1; k < nstatic; k++)
+        if ((!like || same_sets(&jobs[k], like)) &&
+            cost_of(&jobs[k]).saved_ms > cost_of(&jobs[cheapest]).saved_ms)
+            cheapest = k;
+    return cheapest;
+}
+
 static void table(void)
 {
-    size_t best = best_row();
+    size_t best = best_row(NULL);
     int w = 7; /* the zcache column: as wide as its widest label */
 
     for (size_t i = 0; i < njobs; i++)
@@ -1251,17 +1266,9 @@ static void table(void)
     for (size_t i = nstatic; nstatic && i < njobs; i++) {
         const struct job *j = &jobs[i];
         zc_cost c = cost_of(j), cb;
-        size_t cheapest = 0;
-        best = 0;
         /* against the static rows of the same --set values (and "off") */
-        for (size_t k = 1; k < nstatic; k++) {
-            if (!same_sets(&jobs[k], j))
-                continue;
-            if (cost_of(&jobs[k]).saved_ms > cost_of(&jobs[cheapest]).saved_ms)
-                cheapest = k;
-            if (jobs[k].st.disk_reads < jobs[best].st.disk_reads)
-                best = k;
-        }
+        size_t cheapest = cheapest_row(j);
+        best = best_row(j);
         cb = cost_of(&jobs[cheapest]);
         printf("\n%s: %zu epochs; disk reads %.3f x the fewest of a static "
                "split (%.1f%%),\n  cost (disk reads x latency + cpu) %.3f x "
@@ -1496,7 +1503,8 @@ fail:
  * least cost. */
 static void plot_together(void)
 {
-    size_t n = njobs - nstatic, best = best_row(), cheapest = 0;
+    size_t n = njobs - nstatic, best = best_row(NULL),
+           cheapest = cheapest_row(NULL);
     const char **csvs = calloc(n, sizeof(*csvs)),
                **titles = calloc(n, sizeof(*titles));
     char *names = calloc(n, 1024), prefix[1024], line[2][64], label[256];
@@ -1514,9 +1522,6 @@ static void plot_together(void)
         titles[i] = jobs[nstatic + i].label;
     }
     snprintf(prefix, sizeof(prefix), "%s-adaptive", o.plot);
-    for (size_t k = 1; k < nstatic; k++)
-        if (cost_of(&jobs[k]).saved_ms > cost_of(&jobs[cheapest]).saved_ms)
-            cheapest = k;
     if (nstatic) {
         snprintf(line[nl], sizeof(line[nl]),
                  "static %.1f%% (fewest disk reads)", jobs[best].share);
