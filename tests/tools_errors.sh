@@ -43,6 +43,10 @@ expect 2 "want a file name prefix" "$replay" --memory 4M --adaptive --plot "" \
 mkfifo "$tmp/fifo"
 expect 2 "not a regular file" "$replay" --zcache off "$tmp/fifo"
 expect 2 "not a regular file" "$sweep" --page-cache 100 "$tmp/fifo"
+# ... with the format given, too: the trace is opened again for the content
+# check, and a pipe read again lost a blktrace's requests with exit 0.
+expect 2 "not a regular file" "$replay" --format blkparse --memory 4M \
+  --share 50 "$tmp/fifo"
 
 # Bad input: exit 2, the file named.  A cut access stream, and one whose
 # contents are not in the pack given.

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "trace_content.h"
 
@@ -78,6 +79,18 @@ void trace_refuse_clash(const char *opt, const char *out,
     }
 done:
     free(in);
+}
+
+void trace_refuse_non_regular(const char *const *traces, size_t ntraces)
+{
+    struct stat st;
+
+    for (size_t i = 0; i < ntraces; i++)
+        if (stat(traces[i], &st) == 0 && !S_ISREG(st.st_mode))
+            die(2,
+                "%s: not a regular file: give a file (the trace is read more "
+                "than once)",
+                traces[i]);
 }
 
 int trace_content_check_each(const char *const *paths, size_t n,

@@ -39,6 +39,12 @@ void trace_refuse_clash(const char *opt, const char *out,
                         const char *const *traces, size_t ntraces,
                         const char *content_spec);
 
+/** Refuse (exit 2, naming it) a trace that is not a regular file: the
+ *  tools read each trace more than once (its format sniffed, its header
+ *  checked against the content, then replayed), and a pipe read again
+ *  goes on where the last reader stopped. */
+void trace_refuse_non_regular(const char *const *traces, size_t ntraces);
+
 /** zc_content_check_trace() for each of the n traces of a run alone (a
  *  run's later traces are opened only when their turn comes, so checking
  *  the run as one would see the first one's header only): 0, or a -ZC_E*

@@ -787,23 +787,6 @@ static void progress(const struct opts *o, const zc_replay_stats *rs, double t0,
     *next = now_s() + 0.5;
 }
 
-/* A trace read more than once (sniffed, then opened) cannot be a pipe:
- * 0, or 2 after a message naming the first that is not a regular file. */
-static int check_regular(const char *const *traces, size_t n)
-{
-    struct stat st;
-
-    for (size_t i = 0; i < n; i++)
-        if (stat(traces[i], &st) == 0 && !S_ISREG(st.st_mode)) {
-            fprintf(stderr,
-                    NAME ": %s: not a regular file: give a file (the trace "
-                         "is read more than once)\n",
-                    traces[i]);
-            return 2;
-        }
-    return 0;
-}
-
 /* Whether the first trace is an op stream (by --format, or its bytes). */
 static bool is_op_stream(const struct opts *o)
 {
@@ -1226,14 +1209,11 @@ int main(int argc, char **argv)
     if (o.progress < 0)
         o.progress = isatty(STDERR_FILENO);
     memset(&rs, 0, sizeof(rs));
-    /* --format auto sniffs a trace's bytes before opening it. */
-    if (!o.format || !strcmp(o.format, "auto"))
-        rc = check_regular(o.traces, o.ntraces);
-    else
-        rc = 0;
-    if (rc)
-        ;
-    else if (is_op_stream(&o))
+    /* (whatever the format: a block trace is also opened again to check
+     * its header against the content; a pipe went on where the first
+     * reader stopped, and a blktrace replay lost requests with exit 0) */
+    trace_refuse_non_regular(o.traces, o.ntraces);
+    if (is_op_stream(&o))
         rc = run_ops(&o, &rs, &zs, &have_zs, &secs);
     else
         rc = run_blocks(&o, &format, &rs, &zs, &have_zs, &secs);

@@ -1619,14 +1619,7 @@ int main(int argc, char **argv)
     cli_init(NAME, NULL);
 
     parse_args(argc, argv);
-    for (size_t i = 0; i < o.ntraces; i++) {
-        struct stat st;
-        if (stat(o.traces[i], &st) == 0 && !S_ISREG(st.st_mode))
-            die(2,
-                "%s: not a regular file: give a file (the trace is read more "
-                "than once)",
-                o.traces[i]);
-    }
+    trace_refuse_non_regular(o.traces, o.ntraces);
     {
         unsigned char head[16];
         FILE *f = fopen(o.traces[0], "rb");
