@@ -43,6 +43,16 @@ expect 2 "want a file name prefix" "$replay" --memory 4M --adaptive --plot "" \
 mkfifo "$tmp/fifo"
 expect 2 "not a regular file" "$replay" --zcache off "$tmp/fifo"
 expect 2 "not a regular file" "$sweep" --page-cache 100 "$tmp/fifo"
+# An adaptive run priced with measured CPU says that another run may split
+# differently; one at fixed prices does not.
+"$replay" --memory 4M --adaptive "$trace" >"$tmp/meas" 2>&1 ||
+  bad "--adaptive: $(tail -2 "$tmp/meas")"
+grep -q "priced with this run's measured CPU" "$tmp/meas" ||
+  bad "--adaptive with measured prices does not say so: $(tail -3 "$tmp/meas")"
+"$replay" --memory 4M --adapt put=5us,get=1us "$trace" >"$tmp/meas" 2>&1 ||
+  bad "--adapt put=,get=: $(tail -2 "$tmp/meas")"
+grep -q "measured CPU" "$tmp/meas" &&
+  bad "--adapt put=5us,get=1us says its prices were measured"
 # ... with the format given, too: the trace is opened again for the content
 # check, and a pipe read again lost a blktrace's requests with exit 0.
 expect 2 "not a regular file" "$replay" --format blkparse --memory 4M \

@@ -970,6 +970,16 @@ static int split_outputs(const struct opts *o, const zc_replay *r,
                  o->memory, n, moves, moves == 1 ? "" : "s",
                  n ? share_sum / (double)n : 0.0, pc, zb,
                  rs->zc_skipped, rs->zc_probes);
+        if (n && (!o->adapt.put_ns || !o->adapt.get_ns)) {
+            /* measured prices: another run, another split */
+            size_t len = strlen(adapt_summary);
+            snprintf(adapt_summary + len, sizeof(adapt_summary) - len,
+                     "  priced with this run's measured CPU (put %.1f us, "
+                     "get %.1f us at the end): it depends on the\n  machine "
+                     "and its load; --adapt put=T,get=T makes a run "
+                     "reproducible\n",
+                     e[n - 1].put_ns / 1000.0, e[n - 1].get_ns / 1000.0);
+        }
     }
     return 0;
 }

@@ -1284,6 +1284,10 @@ static void table(void)
                     cb.cpu_ms),
                jobs[cheapest].share);
     }
+    if (njobs > nstatic && (!o.adapt.put_ns || !o.adapt.get_ns))
+        printf("\n(the controllers priced with the CPU each run measured: "
+               "another run, or a busy\nmachine, may split differently; "
+               "--cpu-price put=T,get=T makes them reproducible)");
     if (njobs > nstatic)
         printf("\n");
     printf("\npc_hit%%, zc_hit%%, in_mem%%: shares of accesses whose page "
