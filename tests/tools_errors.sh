@@ -351,11 +351,18 @@ expect 2 "names a capacity, and so does --capacity" "$sweep" --page-cache 500 \
 expect 2 "capacity 0 is no zcache in a sweep" "$sweep" --page-cache 500 \
   --zcache capacity=0 "$trace"
 
-# Traces of a run that name different packs: refused up front, naming the
-# trace whose pack it is not.
+# Traces joined into one run that name different packs: refused up front,
+# naming the trace whose pack it is not.  Not joined, each is its own
+# trace with its own pack, and each has its own rows.
 expect 2 "file-server.zca: .*grep-src.zcp is another recording's pack" \
-  "$sweep" --page-cache 500 --capacity 1M "$traces/grep-src.zca" \
+  "$sweep" --join --page-cache 500 --capacity 1M "$traces/grep-src.zca" \
   "$traces/file-server.zca"
+"$sweep" --page-cache 500 --capacity 1M --output csv "$traces/grep-src.zca" \
+  "$traces/file-server.zca" >"$tmp/two.csv" 2>"$tmp/two.err" ||
+  bad "two traces not joined: $(cat "$tmp/two.err")"
+[ "$(cut -d, -f1 "$tmp/two.csv" | tr '\n' ' ')" = \
+  "trace \"$traces/grep-src.zca\" \"$traces/file-server.zca\" " ] ||
+  bad "two traces not joined: trace column $(cut -d, -f1 "$tmp/two.csv" | sort -u)"
 expect 2 "file-server.zca: .*grep-src.zcp is another recording's pack" \
   "$replay" --page-cache 500 --zcache capacity=1M "$traces/grep-src.zca" \
   "$traces/file-server.zca"

@@ -26,6 +26,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <assert.h>
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -34,86 +35,38 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "outfile.h"
-#include "statsout.h"
 #include "plot.h"
-#include "split_log.h"
+#include "sweep.h"
 #include "trace_content.h"
-#include "zcache.h"
-#include "zcache_sim.h"
 
-#define NAME "zcache-sweep"
-#define MAX_LIST 64
-#define MAX_SETS 8
 /* The most rows one sweep makes: every row is a cache in memory and a
  * replay of the trace, and the lists' cross product grows fast (64 values
  * in each of four lists are 16.7 M rows).  Counted before any is made. */
 #define MAX_ROWS 100000
+/* The most traces of one collection. */
+#define MAX_TRACES 100000
 
-struct job {
-    uint64_t pc_pages;
-    const char *ops;    /* the stream to play */
-    char spec[512];     /* the zcache spec; "" = off */
-    double share;       /* memory-split mode: the zcache's share, % */
-    uint64_t cap_bytes; /* the zcache's capacity, 0: off */
-    char group[256];    /* the spec without its capacity: a plot's line */
-    char label[256];    /* what this row varies: capacity and --set values */
-    zc_replay_stats st; /* results */
-    zc_stats zs;
-    bool have_zs;
-    char config[512]; /* the zcache's resolved configuration */
-    zc_cache *zc; /* while its group runs (lockstep) */
-    char compressor[32];
-    zc_player *player;
-    int rc;
-    char err[1024];
-    bool adaptive;          /* a run of the controller over all of M */
-    unsigned controller;    /* its zc_adapt_options.controller */
-    zc_adapt_epoch *epochs; /* its split over time */
-    size_t nepochs;
-};
+struct sweep_options o = {.content = "synth",
+                          .output = "text",
+                          .zbase = "",
+                          .page_size = 4096,
+                          .prices = {.disk_ns = 100000},
+                          .memo_mb = 1024};
+struct unit *units;
+size_t nunits;
+struct job *rows;
+size_t nrows;
+struct work *works;
+size_t nworks;
 
-static struct {
-    const char *format, *content, *output, *zbase, *memory, *plot;
-    char zcap[32]; /* without --capacity: the rows' capacity ("0": none) */
-    char *mrc_list;   /* page-cache sizes to print the LRU curve at */
-    const char *model; /* page-cache model (NULL: lru) */
-    uint64_t ra_kb;    /* --read-ahead-kb */
-    bool ra_set;
-    zc_prices prices; /* --disk-latency and --cpu-price (0: measured) */
-    uint64_t put_ns, get_ns; /* --cpu-price: a compression's and a
-                                decompression's fixed cost; 0: measured */
-    uint64_t memo_mb; /* the compression memo's size, MiB; 0: none */
-    size_t page_size;
-    char *pc_list, *cap_list, *share_list;
-    char *set_key[MAX_SETS], *set_vals[MAX_SETS];
-    char *set_v[MAX_SETS][MAX_LIST]; /* each --set list, split once */
-    size_t set_n[MAX_SETS];
-    bool set_cap[MAX_SETS]; /* the key is the capacity (or an alias) */
-    int nsets, jobs;
-    const char **traces;
-    size_t ntraces;
-    bool adaptive, content_set;
-    zc_adapt_options adapt;
-    unsigned ctl[3]; /* --adaptive=LIST: the controllers, in order */
-    int nctl;        /* 0: --adapt's (the model by default) */
-} o = {.content = "synth",
-       .output = "text",
-       .zbase = "",
-       .page_size = 4096,
-       .prices = {.disk_ns = 100000},
-       .memo_mb = 1024};
-
-static struct job *jobs;
 static zc_memo *memo; /* shared: each distinct content compressed once */
-static size_t njobs, maxjobs, next_job;
-static size_t nstatic; /* jobs[0..nstatic) are static; the rest adaptive */
+static size_t maxrows;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-
-
 
 static void usage(FILE *f)
 {
@@ -201,7 +154,7 @@ static void usage(FILE *f)
                 zc_config_key_doc(i));
 }
 
-static uint64_t size_arg(const char *s, bool pages, const char *what)
+uint64_t size_arg(const char *s, bool pages, const char *what)
 {
     uint64_t v;
     int rc = zc_parse_size(s, &v);
@@ -243,7 +196,7 @@ static void size_label(char *out, size_t n, uint64_t bytes)
 static char range_vals[8 * MAX_LIST][24]; /* a range's values, written out */
 static size_t nrange_vals;
 
-static size_t split_list(char *list, char **out, bool ranges,
+size_t split_list(char *list, char **out, bool ranges,
                          const char *what)
 {
     size_t n = 0;
@@ -410,7 +363,8 @@ static void parse_args(int argc, char **argv)
             "--disk-latency", "--format", "--jobs",      "--memo",
             "--memory",    "--mrc",      "--output",     "--page-cache",
             "--page-cache-model", "--page-size", "--plot", "--read-ahead-kb",
-            "--set",       "--share",    "--zcache"};
+            "--set",       "--share",    "--zcache",     "--manifest",
+            "--plan"};
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             exit(outfile_stdout_close(NAME));
@@ -427,6 +381,13 @@ static void parse_args(int argc, char **argv)
             o.adaptive = true;
             continue;
         }
+        if (!strcmp(a, "--join")) {
+            o.join = true;
+            continue;
+        }
+        if (!strcmp(a, "--run-job") || !strcmp(a, "--merge"))
+            die(2, "%s comes first: " NAME " %s DIR%s", a, a,
+                strcmp(a, "--merge") ? " N" : "");
         if (!strncmp(a, "--adaptive=", 11)) {
             o.adaptive = true;
             parse_controllers(a + 11);
@@ -457,6 +418,16 @@ static void parse_args(int argc, char **argv)
             o.cap_list = v;
         else if (!strcmp(a, "--zcache"))
             o.zbase = v;
+        else if (!strcmp(a, "--manifest")) {
+            if (o.manifest)
+                die(2, "%s", "--manifest given twice (list every trace in one)");
+            o.manifest = v;
+        } else if (!strcmp(a, "--plan")) {
+            if (o.plan_dir)
+                die(2, "%s", "--plan given twice");
+            o.plan_dir = v;
+            o.plan_argi = i - 1;
+        }
         else if (!strcmp(a, "--memory"))
             o.memory = v;
         else if (!strcmp(a, "--adapt")) {
@@ -508,6 +479,7 @@ static void parse_args(int argc, char **argv)
             if (*v < '0' || *v > '9' || *end || n < 1 || n > 64)
                 die(2, "--jobs %s: want worker threads, 1 to 64", v);
             o.jobs = (int)n;
+            o.jobs_set = true;
         } else if (!strcmp(a, "--page-size")) {
             uint64_t ps = size_arg(v, false, "--page-size");
             if (ps < 512 || ps > 65536 || (ps & (ps - 1)))
@@ -525,7 +497,7 @@ static void parse_args(int argc, char **argv)
         } else
             die(2, "unknown option '%s'", a);
     }
-    if (!o.ntraces)
+    if (!o.ntraces && !o.manifest)
         die(2, "%s", "no trace given");
     if (strcmp(o.output, "text") && strcmp(o.output, "csv") &&
         strcmp(o.output, "json"))
@@ -596,7 +568,101 @@ static int open_cache(struct job *j, zc_cache **zc)
     return 0;
 }
 
+/* ---- progress ----------------------------------------------------------- */
+
+/*
+ * On a terminal, stderr carries one line redrawn as the work goes (which
+ * work of how many, the requests read, and of how many once one pass over
+ * the trace has counted them); it is cleared before anything else is
+ * written.  Nothing is written when stderr is not a terminal.
+ */
+static struct {
+    bool tty;
+    size_t done, total; /* works */
+    double start, last;
+    pthread_mutex_t lock;
+} prog = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void progress_start(size_t total)
+{
+    prog.tty = isatty(STDERR_FILENO);
+    prog.total = total;
+    prog.done = 0;
+    prog.start = prog.last = now_s();
+}
+
+/* The work w is reading request `req` (0: starting or ended). */
+static void progress_show(const struct work *w, uint64_t req)
+{
+    const struct unit *u = &units[w->unit];
+    double t = now_s();
+    char at[64] = "";
+
+    if (!prog.tty || (req && t - prog.last < 0.25))
+        return;
+    pthread_mutex_lock(&prog.lock);
+    prog.last = t;
+    if (req && u->requests)
+        snprintf(at, sizeof(at), ": %.0f%% of %" PRIu64 " requests",
+                 100.0 * (double)req / (double)u->requests, u->requests);
+    else if (req)
+        snprintf(at, sizeof(at), ": %" PRIu64 " requests", req);
+    fprintf(stderr, "\r\033[K" NAME ": %zu/%zu done, %.0f s; %.40s %s%s",
+            prog.done, prog.total, t - prog.start, u->name,
+            w->kind == WORK_ADAPTIVE ? "adaptive" : "", at);
+    pthread_mutex_unlock(&prog.lock);
+}
+
+static void progress_done(void)
+{
+    pthread_mutex_lock(&prog.lock);
+    prog.done++;
+    pthread_mutex_unlock(&prog.lock);
+}
+
+static void progress_clear(void)
+{
+    if (prog.tty)
+        fprintf(stderr, "\r\033[K");
+}
+
 /* ---- lockstep: one page-cache model, many caches ------------------------ */
+
+/* The LRU curve of a row's pass: its hits at the row's size, checked
+ * against the model when the model is exact LRU; the --mrc sizes too when
+ * the work is its trace's first. */
+static void take_curve(const struct work *w, zc_mrc *mrc)
+{
+    struct unit *u = &units[w->unit];
+    bool lru = !o.model || !strcmp(o.model, "lru");
+
+    for (size_t i = w->first; i < w->first + w->n; i++) {
+        struct job *j = &rows[i];
+        j->mrc_hits = zc_mrc_hits(mrc, j->pc_pages);
+        if (lru && !j->adaptive && !j->rc && j->mrc_hits != j->st.pc_hits) {
+            snprintf(j->err, sizeof(j->err),
+                     "internal error: LRU curve %" PRIu64 " hits, model %" PRIu64
+                     " at %" PRIu64 " pages",
+                     j->mrc_hits, j->st.pc_hits, j->pc_pages);
+            j->rc = 1;
+        }
+    }
+    if (!w->curve)
+        return;
+    u->have_curve = true;
+    u->curve_accesses = zc_mrc_accesses(mrc);
+    u->curve_distinct = zc_mrc_distinct(mrc);
+    for (size_t i = 0; i < o.nmrc; i++)
+        u->curve_hits[i] = zc_mrc_hits(mrc, o.mrc_pages[i]);
+}
 
 /*
  * For a block trace, every configuration of one page-cache size sees the
@@ -604,24 +670,28 @@ static int open_cache(struct job *j, zc_cache **zc)
  * player (zc_fanout: in batches, over --jobs threads, each distinct
  * content compressed once into the shared memo).
  */
-/* Run the configurations group[n] (one page-cache size) in lockstep. */
-static void run_group(uint64_t pc_pages, struct job **group, size_t n,
-                      zc_mrc *mrc)
+static void run_group(const struct work *w)
 {
-    zc_trace_options to = {.format = o.format, .page_size = o.page_size};
+    struct unit *u = &units[w->unit];
+    struct job *group = rows + w->first;
+    size_t n = w->n;
+    uint64_t pc_pages = group[0].pc_pages, nreq = 0;
+    zc_trace_options to = {.format = u->format, .page_size = o.page_size};
     zc_content *content = NULL;
     zc_replay *r;
     zc_trace *t;
+    zc_mrc *mrc;
     zc_request q = {0};
     char err[512];
     bool checked = false, need_content = false;
     zc_fanout *fan;
     int rc;
 
-    if (zc_fanout_create(o.page_size, o.jobs, memo, &fan))
+    if (zc_fanout_create(o.page_size, o.jobs, memo, &fan) ||
+        zc_mrc_create(&mrc))
         die(1, "%s", "out of memory");
     for (size_t i = 0; i < n; i++) {
-        struct job *j = group[i];
+        struct job *j = &group[i];
         if (open_cache(j, &j->zc))
             continue;
         if (zc_player_create(j->zc, &j->player) ||
@@ -630,12 +700,12 @@ static void run_group(uint64_t pc_pages, struct job **group, size_t n,
     }
     /* contents only for puts into a zcache: none when no row has one */
     for (size_t i = 0; i < n; i++)
-        need_content |= group[i]->zc != NULL;
+        need_content |= group[i].zc != NULL;
     if (need_content &&
-        (rc = zc_content_open(o.content, o.page_size, &content, err,
+        (rc = zc_content_open(u->content, o.page_size, &content, err,
                               sizeof(err))))
         die(trace_content_status(rc), "--content: %s", err);
-    if ((rc = zc_trace_open(o.traces, o.ntraces, &to, &t, err, sizeof(err))))
+    if ((rc = zc_trace_open(u->paths, u->npaths, &to, &t, err, sizeof(err))))
         die(trace_content_status(rc), "%s", err);
     rc = zc_replay_create(pc_pages, o.page_size, NULL, content, &r);
     if (rc == -ZC_ENOMEM) {
@@ -646,37 +716,41 @@ static void run_group(uint64_t pc_pages, struct job **group, size_t n,
                  (double)pc_pages * (double)o.page_size / (1u << 30));
         die(1, "%s", err);
     }
-    if (!rc && (rc = trace_model_setup(r, t, o.traces[0], o.model, o.ra_set,
+    if (!rc && (rc = trace_model_setup(r, t, u->paths[0], o.model, o.ra_set,
                                        o.ra_kb, err, sizeof(err))) == -1)
         die(2, "%s", err);
     if (rc || zc_replay_sink(r, zc_fanout_sink, fan))
         die(1, "%s", "cannot set up the page-cache model");
+    progress_show(w, 0);
     while ((rc = zc_trace_next(t, &q)) == 1) {
         if (q.ino && !checked && content) {
             checked = true;
-            if (trace_content_check(content, o.content, &q, o.page_size, err,
+            if (trace_content_check(content, u->content, &q, o.page_size, err,
                                     sizeof(err)))
                 die(2, "%s", err);
         }
         if ((rc = zc_replay_request(r, &q))) {
             char msg[1024];
-            trace_content_explain(content, o.content, &q, o.page_size, rc, err,
-                                  sizeof(err));
-            snprintf(msg, sizeof(msg), "%s: %s", o.traces[0], err);
+            trace_content_explain(content, u->content, &q, o.page_size, rc,
+                                  err, sizeof(err));
+            snprintf(msg, sizeof(msg), "%s: %s", u->paths[0], err);
             die(trace_content_status(rc), "%s", msg);
         }
-        if (mrc && zc_mrc_request(mrc, &q, o.page_size))
+        if (zc_mrc_request(mrc, &q, o.page_size))
             die(1, "%s", "out of memory");
+        if (!(++nreq & 0xffff))
+            progress_show(w, nreq);
     }
     if (rc < 0)
         die(trace_content_status(rc), "%s", zc_trace_error(t));
+    u->requests = nreq;
     zc_fanout_flush(fan);
     /* the requests are the model's (one pass for the group); the rest is
      * each row's player's */
     zc_replay_stats model_st;
     zc_replay_stats_get(r, &model_st);
     for (size_t i = 0, k = 0; i < n; i++) {
-        struct job *j = group[i];
+        struct job *j = &group[i];
         if (j->player && (rc = zc_fanout_status(fan, k++))) {
             snprintf(j->err, sizeof(j->err), "%s", zc_strerror(rc));
             j->rc = 1;
@@ -687,54 +761,42 @@ static void run_group(uint64_t pc_pages, struct job **group, size_t n,
         if (j->zc) {
             zc_stats_get(j->zc, &j->zs);
             j->have_zs = true;
+            /* a --set capacity=... overrides --capacity: the cache's */
+            j->cap_bytes = j->zs.capacity_bytes;
         }
         zc_player_destroy(j->player);
         zc_cache_destroy(j->zc);
         j->player = NULL;
         j->zc = NULL;
     }
+    take_curve(w, mrc);
+    zc_mrc_destroy(mrc);
     zc_fanout_destroy(fan);
     zc_replay_destroy(r);
     zc_trace_close(t);
     zc_content_close(content);
 }
 
-/* Every group of jobs (by page-cache size, in order), in lockstep. */
-static void run_lockstep(zc_mrc *mrc)
-{
-    struct job **group = malloc(njobs * sizeof(*group));
-
-    if (!group)
-        die(1, "%s", "out of memory");
-    for (size_t i = 0; i < nstatic;) {
-        size_t n = 0;
-        while (i + n < nstatic && jobs[i + n].pc_pages == jobs[i].pc_pages) {
-            group[n] = &jobs[i + n];
-            n++;
-        }
-        run_group(jobs[i].pc_pages, group, n, i ? NULL : mrc);
-        i += n;
-    }
-    free(group);
-}
-
 /* ---- adaptive rows ------------------------------------------------------ */
 
-static void *worker(void *arg);
-
-/* One adaptive row: the whole pipeline with the controller, on its own
- * (no memo: its CPU is its own). */
-static void adapt_one(struct job *j)
+/* One adaptive row, the work w: the whole pipeline with the controller,
+ * on its own (no memo: its CPU is its own).  An adaptive row's capacity
+ * stays all of M, which it moves. */
+static void adapt_one(const struct work *w)
 {
-    zc_trace_options to = {.format = o.format, .page_size = o.page_size};
+    struct job *j = &rows[w->first];
+    const struct unit *u = &units[j->unit];
+    zc_trace_options to = {.format = u->format, .page_size = o.page_size};
     zc_config cfg = zc_config_default();
     zc_content *content = NULL;
     zc_replay *r = NULL;
     zc_trace *t = NULL;
     zc_cache *zc = NULL;
+    zc_mrc *mrc = NULL;
     zc_request q = {0};
     const zc_adapt_epoch *e;
     zc_adapt_options ao = o.adapt;
+    uint64_t nreq = 0;
     bool checked = false;
     int rc;
 
@@ -745,16 +807,18 @@ static void adapt_one(struct job *j)
         return;
     }
     zc_config_format(&cfg, j->config, sizeof(j->config));
+    if (zc_mrc_create(&mrc))
+        die(1, "%s", "out of memory");
     if ((rc = zc_cache_create(&cfg, &zc))) {
         cache_error(j, &cfg, rc);
         goto out;
     }
-    if ((rc = zc_content_open(o.content, o.page_size, &content, j->err,
+    if ((rc = zc_content_open(u->content, o.page_size, &content, j->err,
                               sizeof(j->err))) ||
-        (rc = zc_trace_open(o.traces, o.ntraces, &to, &t, j->err,
+        (rc = zc_trace_open(u->paths, u->npaths, &to, &t, j->err,
                             sizeof(j->err))) ||
         (rc = zc_replay_create(j->pc_pages, o.page_size, zc, content, &r)) ||
-        (rc = trace_model_setup(r, t, o.traces[0], o.model, o.ra_set,
+        (rc = trace_model_setup(r, t, u->paths[0], o.model, o.ra_set,
                                 o.ra_kb, j->err, sizeof(j->err))) ||
         (rc = zc_replay_adapt(r, &ao))) {
         if (!j->err[0])
@@ -765,20 +829,24 @@ static void adapt_one(struct job *j)
     while ((rc = zc_trace_next(t, &q)) == 1) {
         if (q.ino && !checked) {
             checked = true;
-            if (trace_content_check(content, o.content, &q, o.page_size, j->err,
-                                    sizeof(j->err))) {
+            if (trace_content_check(content, u->content, &q, o.page_size,
+                                    j->err, sizeof(j->err))) {
                 j->rc = 2;
                 goto out;
             }
         }
         if ((rc = zc_replay_request(r, &q))) {
             char msg[512];
-            trace_content_explain(content, o.content, &q, o.page_size, rc, msg,
-                                  sizeof(msg));
-            snprintf(j->err, sizeof(j->err), "%s: %s", o.traces[0], msg);
+            trace_content_explain(content, u->content, &q, o.page_size, rc,
+                                  msg, sizeof(msg));
+            snprintf(j->err, sizeof(j->err), "%s: %s", u->paths[0], msg);
             j->rc = trace_content_status(rc);
             goto out;
         }
+        if (zc_mrc_request(mrc, &q, o.page_size))
+            die(1, "%s", "out of memory");
+        if (!(++nreq & 0xffff))
+            progress_show(w, nreq);
     }
     if (rc < 0) {
         snprintf(j->err, sizeof(j->err), "%s", zc_trace_error(t));
@@ -794,29 +862,18 @@ static void adapt_one(struct job *j)
         die(1, "%s", "out of memory");
     if (j->nepochs) /* (no epoch ended: e may be NULL) */
         memcpy(j->epochs, e, j->nepochs * sizeof(*e));
+    take_curve(w, mrc);
 out:
+    zc_mrc_destroy(mrc);
     zc_replay_destroy(r);
     zc_trace_close(t);
     zc_content_close(content);
     zc_cache_destroy(zc);
 }
 
-/* The adaptive rows, one thread each up to --jobs. */
-static void run_adaptive(void)
-{
-    pthread_t th[64];
-    int n = (int)(njobs - nstatic) < o.jobs ? (int)(njobs - nstatic) : o.jobs;
-
-    next_job = nstatic;
-    for (int t = 0; t < n; t++)
-        if (pthread_create(&th[t], NULL, worker, NULL))
-            die(1, "%s", "cannot start a thread");
-    for (int t = 0; t < n; t++)
-        pthread_join(th[t], NULL);
-}
-
 /* ---- playing ------------------------------------------------------------ */
 
+/* One row of an op stream: the stream into its cache. */
 static void play(struct job *j)
 {
     zc_cache *zc;
@@ -847,30 +904,102 @@ static void play(struct job *j)
     if (zc) {
         zc_stats_get(zc, &j->zs);
         j->have_zs = true;
+        j->cap_bytes = j->zs.capacity_bytes;
     }
     zc_player_destroy(p);
     zc_ops_close(in);
     zc_cache_destroy(zc);
 }
 
+/* ---- running the work --------------------------------------------------- */
+
+/* The works that run a row a thread: adaptive rows and op streams' rows.
+ * Threads take the next row of the list until none is left. */
+static struct {
+    struct job **list;
+    const struct work **of; /* each row's work */
+    size_t n, next;
+} pool;
+
 static void *worker(void *arg)
 {
     (void)arg;
     for (;;) {
         struct job *j;
+        const struct work *w;
         pthread_mutex_lock(&lock);
-        j = next_job < njobs ? &jobs[next_job++] : NULL;
+        j = pool.next < pool.n ? pool.list[pool.next] : NULL;
+        w = j ? pool.of[pool.next++] : NULL;
         pthread_mutex_unlock(&lock);
         if (!j)
             return NULL;
-        if (j->adaptive)
-            adapt_one(j);
+        progress_show(w, 0);
+        if (w->kind == WORK_ADAPTIVE)
+            adapt_one(w);
         else
             play(j);
+        /* a work of an op stream is done with its last row */
+        if (w->kind == WORK_ADAPTIVE || j == &rows[w->first + w->n - 1])
+            progress_done();
     }
 }
 
+/* Run the rows of the works ws[0..n) that run a row a thread, on up to
+ * --jobs threads. */
+static void run_pool(const struct work *const *ws, size_t n)
+{
+    pthread_t th[64];
+    int nt;
+
+    pool.n = pool.next = 0;
+    for (size_t i = 0; i < n; i++)
+        pool.n += ws[i]->n;
+    if (!pool.n)
+        return;
+    pool.list = malloc(pool.n * sizeof(*pool.list));
+    pool.of = malloc(pool.n * sizeof(*pool.of));
+    if (!pool.list || !pool.of)
+        die(1, "%s", "out of memory");
+    for (size_t i = 0, k = 0; i < n; i++)
+        for (size_t r = 0; r < ws[i]->n; r++, k++) {
+            pool.list[k] = &rows[ws[i]->first + r];
+            pool.of[k] = ws[i];
+        }
+    nt = pool.n < (size_t)o.jobs ? (int)pool.n : o.jobs;
+    for (int t = 0; t < nt; t++)
+        if (pthread_create(&th[t], NULL, worker, NULL))
+            die(1, "%s", "cannot start a thread");
+    for (int t = 0; t < nt; t++)
+        pthread_join(th[t], NULL);
+    free(pool.list);
+    free(pool.of);
+}
+
+/* Run the works ws[0..n): the groups one after the other (each spreads
+ * over the threads), then the rest a row a thread. */
+static void run_works(const struct work *const *ws, size_t n)
+{
+    const struct work **rest = malloc((n ? n : 1) * sizeof(*rest));
+    size_t nrest = 0;
+
+    if (!rest)
+        die(1, "%s", "out of memory");
+    progress_start(n);
+    for (size_t i = 0; i < n; i++)
+        if (ws[i]->kind == WORK_GROUP) {
+            run_group(ws[i]);
+            progress_done();
+        } else {
+            rest[nrest++] = ws[i];
+        }
+    run_pool(rest, nrest);
+    progress_clear();
+    free(rest);
+}
+
 /* ---- the configurations ----------------------------------------------- */
+
+static size_t making; /* the trace whose rows add_job() makes */
 
 static void add_job(uint64_t pc, const char *ops, const char *cap,
                     const int *pick, double share)
@@ -878,8 +1007,9 @@ static void add_job(uint64_t pc, const char *ops, const char *cap,
     struct job *j;
     size_t n = 0;
 
-    assert(njobs < maxjobs); /* count_rows() counted it */
-    j = &jobs[njobs++];
+    assert(nrows < maxrows); /* count_rows() counted it */
+    j = &rows[nrows++];
+    j->unit = making; /* the trace whose rows are being made */
     j->pc_pages = pc;
     j->ops = ops;
     j->share = share;
@@ -976,625 +1106,65 @@ static uint64_t share_cap(uint64_t m, const char *share)
 static uint64_t count_rows(char **caps, size_t ncap, size_t npc, char **shares,
                            size_t nshare)
 {
-    uint64_t combos = 1, rows = 0;
+    uint64_t combos = 1, n = 0;
 
     for (int s = 0; s < o.nsets; s++)
         combos *= o.set_n[s];
     if (o.memory) {
         uint64_t m = size_arg(o.memory, false, "--memory");
         for (size_t i = 0; i < nshare; i++)
-            rows += share_cap(m, shares[i]) ? combos : 1;
-        return rows + (o.adaptive ? combos * (uint64_t)(o.nctl ? o.nctl : 1)
+            n += share_cap(m, shares[i]) ? combos : 1;
+        return n + (o.adaptive ? combos * (uint64_t)(o.nctl ? o.nctl : 1)
                                   : 0);
     }
     for (size_t c = 0; c < ncap; c++)
-        rows += cap_of(caps[c]) ? combos : 1;
-    return rows * npc;
+        n += cap_of(caps[c]) ? combos : 1;
+    return n * npc;
 }
 
 /* Room for every row, once counted and found within MAX_ROWS. */
-static void make_jobs(uint64_t rows)
+static void make_rows(uint64_t n)
 {
     char msg[256];
 
-    if (rows > MAX_ROWS) {
+    if (n > MAX_ROWS) {
         snprintf(msg, sizeof(msg),
-                 "%" PRIu64 " rows (the cross product of the lists): more "
+                 "%" PRIu64 " rows (the cross product of the lists%s): more "
                  "than a sweep's limit, %d",
-                 rows, MAX_ROWS);
+                 n, nunits > 1 ? ", for every trace" : "", MAX_ROWS);
         die(2, "%s", msg);
     }
-    jobs = calloc(rows ? (size_t)rows : 1, sizeof(*jobs));
-    if (!jobs)
+    rows = calloc(n ? (size_t)n : 1, sizeof(*rows));
+    if (!rows)
         die(1, "%s", "out of memory");
-    maxjobs = (size_t)rows;
+    maxrows = (size_t)n;
 }
 
-/* ---- output ------------------------------------------------------------- */
-
-static double pct(uint64_t a, uint64_t b)
+/* The rows rows[first..first+n) that failed, each message once (rows that
+ * failed alike are one line: the first's zcache, and how many more),
+ * naming the trace when there are several; the last status. */
+static int report_failures(size_t first, size_t n)
 {
-    return b ? 100.0 * (double)a / (double)b : 0.0;
-}
-
-/* The rates, each defined once and all of accesses (README: Sweeps):
- * pc_hit% the page cache held the page; zc_hit% the zcache did (a read it
- * served, or a write that found a copy there); in_mem% either tier, the
- * sum of the two. */
-static double pc_rate(const zc_replay_stats *st)
-{
-    return pct(st->pc_hits, st->accesses);
-}
-
-static double zc_rate(const zc_replay_stats *st)
-{
-    return pct(st->resident_hits - st->pc_hits, st->accesses);
-}
-
-static double mem_rate(const zc_replay_stats *st)
-{
-    return pct(st->resident_hits, st->accesses);
-}
-
-static double density(const zc_stats *z)
-{
-    return z->mem_used_total
-               ? (double)z->compr_data_size / (double)z->mem_used_total
-               : 0.0;
-}
-
-/* The cost model of a row (zc_cost_of): in a memory split, what counts is
- * the disk reads against the split without a zcache (share 0), since a
- * split takes its memory from the page cache. */
-static const struct job *baseline(void)
-{
-    for (size_t i = 0; o.memory && i < njobs; i++)
-        if (!jobs[i].cap_bytes && !jobs[i].adaptive)
-            return &jobs[i];
-    return NULL; /* no split without a zcache: zcache hits are the saving */
-}
-
-static zc_cost cost_of(const struct job *j)
-{
-    const struct job *b = baseline();
-    double saved = b ? (double)b->st.disk_reads - (double)j->st.disk_reads
-                     : (double)j->st.zc_hits;
-
-    return zc_cost_of(&j->zs, saved, &o.prices);
-}
-
-/* What every row describes: its traces (one field, separated by spaces),
- * their format (resolved: never "auto") and the content source. */
-static const char *trace_format = "";
-
-static const char *traces_joined(void)
-{
-    static char *all;
-
-    if (!all) {
-        size_t len = 1, at = 0;
-        for (size_t i = 0; i < o.ntraces; i++)
-            len += strlen(o.traces[i]) + 1;
-        if (!(all = malloc(len)))
-            die(1, "%s", "out of memory");
-        for (size_t i = 0; i < o.ntraces; i++)
-            at += (size_t)sprintf(all + at, "%s%s", i ? " " : "", o.traces[i]);
-        all[at] = '\0';
-    }
-    return all;
-}
-
-static const char *content_name(void)
-{
-    return trace_format && !strcmp(trace_format, "zct") ? "(in the stream)"
-                                                         : o.content;
-}
-
-/* The page-cache model's name (a registered one: no escaping needed). */
-static const char *model_name(void)
-{
-    return o.model ? o.model : "lru";
-}
-
-static void csv(FILE *f, const zc_mrc *mrc)
-{
-    fprintf(f, "trace,format,content,page_cache_pages,page_cache_model,"
-               "zcache_spec,capacity_bytes,share_percent,adaptive,"
-               "controller,zcache_config");
-    out_replay_csv_header(f);
-    fprintf(f, ",mrc_pc_hits");
-    out_zcache_csv_header(f);
-    fprintf(f, ",compress_ms,wasted_ms,decompress_ms,cpu_ms,disk_latency_us,"
-               "saved_ms\n");
-    for (size_t i = 0; i < njobs; i++) {
-        const struct job *j = &jobs[i];
-        zc_cost c = cost_of(j);
-        out_csv_string(f, traces_joined());
-        fprintf(f, ",%s,", trace_format);
-        out_csv_string(f, content_name());
-        fputc(',', f);
-        fprintf(f, "%" PRIu64 ",%s,", j->pc_pages, model_name());
-        out_csv_string(f, j->spec[0] ? j->spec : "off");
-        fprintf(f, ",%" PRIu64 ",", j->cap_bytes);
-        if (!j->adaptive && o.memory)
-            fprintf(f, "%g", j->share);
-        fprintf(f, ",%s,%s,", j->adaptive ? "true" : "false",
-                j->adaptive ? zc_adapt_controller_name(j->controller) : "");
-        out_csv_string(f, j->have_zs ? j->config : "off");
-        out_replay_csv(f, &j->st);
-        fprintf(f, ",%" PRIu64, mrc ? zc_mrc_hits(mrc, j->pc_pages) : 0);
-        out_zcache_csv(f, j->have_zs ? &j->zs : NULL);
-        fprintf(f, ",%.3f,%.3f,%.3f,%.3f,%.1f,%.3f\n", c.compress_ms, c.wasted_ms,
-                c.decompress_ms, c.cpu_ms, (double)o.prices.disk_ns / 1e3, c.saved_ms);
-    }
-}
-
-/* The --mrc curve's sizes, checked: their count, into sizes[]. */
-static size_t mrc_sizes(uint64_t *pages, char **sizes)
-{
-    size_t n = split_list(o.mrc_list, sizes, true, "--mrc");
-
-    for (size_t i = 0; i < n; i++)
-        pages[i] = size_arg(sizes[i], true, "--mrc");
-    return n;
-}
-
-static void json(const zc_mrc *mrc)
-{
-    /* with --mrc: {"rows": [...], "mrc": {...}}; else the rows' array */
-    if (o.mrc_list && mrc)
-        printf("{\"rows\":");
-    printf("[");
-    for (size_t i = 0; i < njobs; i++) {
-        const struct job *j = &jobs[i];
-        zc_cost c = cost_of(j);
-        printf("%s\n {\"trace\":", i ? "," : "");
-        out_json_string(stdout, traces_joined());
-        printf(",\"format\":\"%s\",\"content\":", trace_format);
-        out_json_string(stdout, content_name());
-        printf(",\"page_cache_pages\":%" PRIu64
-               ",\"page_cache_model\":\"%s\",\"zcache_spec\":",
-               j->pc_pages, model_name());
-        out_json_string(stdout, j->spec[0] ? j->spec : "off");
-        printf(",\"capacity_bytes\":%" PRIu64 ",\"share_percent\":",
-               j->cap_bytes);
-        if (j->adaptive)
-            printf("null,\"adaptive\":true,\"controller\":\"%s\"",
-                   zc_adapt_controller_name(j->controller));
-        else if (o.memory)
-            printf("%g,\"adaptive\":false,\"controller\":null", j->share);
-        else
-            printf("null,\"adaptive\":false,\"controller\":null");
-        printf(",\"zcache_config\":");
-        out_json_string(stdout, j->have_zs ? j->config : "off");
-        out_replay_json(stdout, &j->st);
-        printf(",\"mrc_pc_hits\":%" PRIu64,
-               mrc ? zc_mrc_hits(mrc, j->pc_pages) : 0);
-        out_zcache_json(stdout, j->have_zs ? &j->zs : NULL);
-        printf(",\"compress_ms\":%.3f,\"wasted_ms\":%.3f,"
-               "\"decompress_ms\":%.3f,\"cpu_ms\":%.3f,"
-               "\"disk_latency_us\":%.1f,\"saved_ms\":%.3f}",
-               c.compress_ms, c.wasted_ms, c.decompress_ms, c.cpu_ms,
-               (double)o.prices.disk_ns / 1e3, c.saved_ms);
-    }
-    printf("\n]");
-    if (o.mrc_list && mrc) {
-        char *sizes[MAX_LIST];
-        uint64_t pages[MAX_LIST];
-        size_t n = mrc_sizes(pages, sizes);
-        printf(",\"mrc\":{\"accesses\":%" PRIu64 ",\"distinct_pages\":%" PRIu64
-               ",\"curve\":[",
-               zc_mrc_accesses(mrc), zc_mrc_distinct(mrc));
-        for (size_t i = 0; i < n; i++)
-            printf("%s{\"pages\":%" PRIu64 ",\"hits\":%" PRIu64 "}",
-                   i ? "," : "", pages[i], zc_mrc_hits(mrc, pages[i]));
-        printf("]}}");
-    }
-    printf("\n");
-}
-
-/* Whether static row k has the --set values of row j (a row without a
- * zcache goes with every one). */
-static bool same_sets(const struct job *k, const struct job *j)
-{
-    const char *a = strchr(k->label, ' '), *b = strchr(j->label, ' ');
-
-    return !k->spec[0] || !strcmp(a ? a : "", b ? b : "");
-}
-
-/* The static row of fewest disk reads, and of least cost: among those
- * with the --set values of row `like`, or all of them (NULL).  Row 0 is
- * share 0, which goes with every one. */
-static size_t best_row(const struct job *like)
-{
-    size_t best = 0;
-
-    for (size_t k = 1; k < nstatic; k++)
-        if ((!like || same_sets(&jobs[k], like)) &&
-            jobs[k].st.disk_reads < jobs[best].st.disk_reads)
-            best = k;
-    return best;
-}
-
-static size_t cheapest_row(const struct job *like)
-{
-    size_t cheapest = 0;
-
-    for (size_t k = 1; k < nstatic; k++)
-        if ((!like || same_sets(&jobs[k], like)) &&
-            cost_of(&jobs[k]).saved_ms > cost_of(&jobs[cheapest]).saved_ms)
-            cheapest = k;
-    return cheapest;
-}
-
-static void table(void)
-{
-    size_t best = best_row(NULL);
-    int w = 7; /* the zcache column: as wide as its widest label */
-
-    for (size_t i = 0; i < njobs; i++)
-        if ((int)strlen(jobs[i].label) > w)
-            w = (int)strlen(jobs[i].label);
-    if (*o.zbase)
-        printf("every zcache: %s\n", o.zbase);
-    printf("%-9s %-*s %8s %7s %7s %9s %7s %6s %7s %9s %9s %9s\n",
-           o.memory ? "zc_share" : "pc_pages", w, "zcache", "accesses",
-           "pc_hit%", "zc_hit%", "disk_reads", "in_mem%", "kept%", "density",
-           "cpu_ms", "wasted_ms", "saved_ms");
-    for (size_t i = 0; i < njobs; i++) {
-        const struct job *j = &jobs[i];
-        zc_cost c = cost_of(j);
-        char first[32];
-        if (j->adaptive)
-            snprintf(first, sizeof(first), "adaptive");
-        else if (o.memory)
-            snprintf(first, sizeof(first), "%.1f%%", j->share);
-        else if (j->ops)
-            snprintf(first, sizeof(first), "-"); /* the stream's own */
-        else
-            snprintf(first, sizeof(first), "%" PRIu64, j->pc_pages);
-        printf("%-9s %-*s %8" PRIu64 " %6.2f%% %6.2f%% %9" PRIu64
-               " %6.2f%% %5.1f%% %7.3f %9.2f %9.2f %9.1f%s\n",
-               first, w, j->spec[0] ? j->label : "off", j->st.accesses,
-               pc_rate(&j->st), zc_rate(&j->st), j->st.disk_reads,
-               mem_rate(&j->st),
-               pct(j->st.zc_stored, j->st.zc_puts), density(&j->zs), c.cpu_ms,
-               c.wasted_ms, c.saved_ms,
-               o.memory && nstatic && i == best ? "  <- fewest disk reads"
-                                                : "");
-    }
-    for (size_t i = nstatic; nstatic && i < njobs; i++) {
-        const struct job *j = &jobs[i];
-        zc_cost c = cost_of(j), cb;
-        /* against the static rows of the same --set values (and "off") */
-        size_t cheapest = cheapest_row(j);
-        best = best_row(j);
-        cb = cost_of(&jobs[cheapest]);
-        printf("\n%s: %zu epochs; disk reads %.3f x the fewest of a static "
-               "split (%.1f%%),\n  cost (disk reads x latency + cpu) %.3f x "
-               "the least of one (%.1f%%)",
-               j->label, j->nepochs,
-               (double)j->st.disk_reads /
-                   (double)(jobs[best].st.disk_reads ? jobs[best].st.disk_reads
-                                                     : 1),
-               jobs[best].share,
-               ((double)j->st.disk_reads * (double)o.prices.disk_ns / 1e6 + c.cpu_ms) /
-                   ((double)jobs[cheapest].st.disk_reads * (double)o.prices.disk_ns /
-                        1e6 +
-                    cb.cpu_ms),
-               jobs[cheapest].share);
-    }
-    if (njobs > nstatic && (!o.adapt.put_ns || !o.adapt.get_ns))
-        printf("\n(the controllers priced with the CPU each run measured: "
-               "another run, or a busy\nmachine, may split differently; "
-               "--cpu-price put=T,get=T makes them reproducible)");
-    if (njobs > nstatic)
-        printf("\n");
-    printf("\npc_hit%%, zc_hit%%, in_mem%%: shares of accesses whose page "
-           "the page cache held,\nthe zcache held, either held (in_mem%% = "
-           "pc_hit%% + zc_hit%%);\nkept%%: puts the zcache stored; density: "
-           "compressed bytes / arena bytes in use\nat the end; "
-           "saved_ms: %s x %.0f us\nof disk latency - cpu_ms (compress, "
-           "wasted on rejects, decompress; %s).\n",
-           baseline() ? "disk reads fewer than at share 0" : "zcache hits",
-           (double)o.prices.disk_ns / 1e3,
-           o.prices.put_ns ? "fixed prices, --cpu-price" : "thread CPU time measured");
-}
-
-/* PREFIX.csv, PREFIX.dat and PREFIX.gp, then gnuplot if it is there. */
-/* A row's --set combination: its label after the capacity ("" if none). */
-static const char *combo_of(const struct job *j)
-{
-    const char *sp = strchr(j->label, ' ');
-
-    return sp ? sp + 1 : "";
-}
-
-static void plot(const zc_mrc *mrc)
-{
-    char path[3][1024], msg[1300], name[256], mem[64];
-    outfile out[3] = {{0}};
-    int bad = 0;
-    FILE *f;
-    size_t ngroups = 0, ncombos = 0;
-    double lo = 100, hi = 0; /* the shares swept */
-
-    snprintf(path[0], sizeof(path[0]), "%s.csv", o.plot);
-    snprintf(path[1], sizeof(path[1]), "%s.dat", o.plot);
-    snprintf(path[2], sizeof(path[2]), "%s.gp", o.plot);
-    if (!(f = outfile_open(&out[0], path[0])))
-        goto fail;
-    csv(f, mrc);
-    if (outfile_close(&out[0]))
-        goto fail;
-    bad = 1;
-    if (!(f = outfile_open(&out[1], path[1])))
-        goto fail;
-    if (o.memory) {
-        /* One block per --set combination: its static shares (the share
-         * without a zcache, which all combinations share, first); then
-         * one block per adaptive row (no share of its own): its disk
-         * reads as a level across the shares swept. */
-        bool any_zc = false;
-        for (size_t i = 0; i < njobs; i++)
-            any_zc |= jobs[i].share >= 0 && jobs[i].cap_bytes;
-        for (size_t i = 0; i < njobs; i++) {
-            bool seen = false;
-            if (jobs[i].share < 0 || (!jobs[i].cap_bytes && any_zc))
-                continue;
-            for (size_t k = 0; k < i; k++)
-                seen |= jobs[k].share >= 0 && jobs[k].cap_bytes &&
-                        !strcmp(combo_of(&jobs[k]), combo_of(&jobs[i]));
-            if (seen)
-                continue;
-            fprintf(f, "%s\"%s\"\n", ncombos++ ? "\n\n" : "",
-                    *combo_of(&jobs[i]) ? combo_of(&jobs[i]) : "memory split");
-            for (size_t k = 0; k < njobs; k++) {
-                const struct job *j = &jobs[k];
-                if (j->share < 0 ||
-                    (j->cap_bytes && strcmp(combo_of(j), combo_of(&jobs[i]))))
-                    continue;
-                if (j->share < lo)
-                    lo = j->share;
-                if (j->share > hi)
-                    hi = j->share;
-                fprintf(f, "%.2f %" PRIu64 " %.3f %.3f %.3f\n", j->share,
-                        j->st.disk_reads, pc_rate(&j->st), zc_rate(&j->st),
-                        mem_rate(&j->st));
-            }
-        }
-        ngroups = ncombos;
-        for (size_t i = 0; i < njobs; i++)
-            if (jobs[i].share < 0) {
-                fprintf(f, "\n\n\"adaptive%s%s\"\n",
-                        *combo_of(&jobs[i]) ? ", " : "", combo_of(&jobs[i]));
-                fprintf(f, "%.2f %" PRIu64 "\n%.2f %" PRIu64 "\n", lo,
-                        jobs[i].st.disk_reads, hi, jobs[i].st.disk_reads);
-                ngroups++;
-            }
-    } else {
-        /* One block per line of the plot: a group's rows by capacity, its
-         * page cache's row without a zcache first. */
-        for (size_t i = 0; i < njobs; i++) {
-            bool seen = false;
-            if (!jobs[i].cap_bytes)
-                continue;
-            for (size_t k = 0; k < i; k++)
-                seen |=
-                    jobs[k].cap_bytes && !strcmp(jobs[k].group, jobs[i].group);
-            if (seen)
-                continue;
-            fprintf(f, "%s\"%s\"\n", ngroups++ ? "\n\n" : "", jobs[i].group);
-            for (size_t k = 0; k < njobs; k++) {
-                const struct job *j = &jobs[k];
-                if ((j->cap_bytes && strcmp(j->group, jobs[i].group)) ||
-                    j->pc_pages != jobs[i].pc_pages || (!j->cap_bytes && k > i))
-                    continue;
-                fprintf(f, "%.4f %.3f %.3f %.3f\n",
-                        (double)j->cap_bytes / 1048576.0,
-                        pc_rate(&j->st), zc_rate(&j->st), mem_rate(&j->st));
-            }
-        }
-    }
-    if (outfile_close(&out[1]))
-        goto fail;
-    bad = 2;
-    if (!(f = outfile_open(&out[2], path[2])))
-        goto fail;
-    plot_header(f, NAME, o.plot, path[1]);
-    plot_traces_text(name, sizeof(name), o.traces, o.ntraces);
-    plot_text(mem, sizeof(mem), o.memory ? o.memory : "");
-    fprintf(f, "set datafile commentschars '#'\nset key below\n"
-               "set grid\n");
-    for (int t = 0; t < PLOT_TERMINALS; t++) {
-        plot_terminal(f, o.plot, t);
-        if (o.memory) {
-            fprintf(f,
-                    "set title '%s: memory split of %s, the zcache share'\n"
-                    "set xlabel 'zcache share of memory (%%)'\n"
-                    "set ylabel 'disk reads'\n"
-                    "set xrange [%g:%g]\n",
-                    name, mem, lo, hi > lo ? hi : lo + 1);
-            if (ncombos == 1)
-                /* one configuration: its disk reads and hit rates */
-                fprintf(f,
-                        "set y2label 'hit rate (%% of accesses)'\nset y2tics\n"
-                        "plot '%s.dat' index 0 using 1:2 with linespoints "
-                        "lw 2 lc 1 title 'disk reads', '' index 0 using 1:3 "
-                        "axes x1y2 with lines lc 2 title 'page cache hits "
-                        "(right axis)', '' index 0 using 1:4 axes x1y2 with "
-                        "lines lc 3 title 'zcache hits (right axis)', '' "
-                        "index 0 using 1:5 axes x1y2 with lines lc 4 title "
-                        "'in memory (right axis)'",
-                        o.plot);
-            else
-                /* several: their disk reads, one colour each */
-                fprintf(f,
-                        "plot for [i=0:%zu] '%s.dat' index i using 1:2 with "
-                        "linespoints lw 2 lc i+1 title columnheader(1)",
-                        ncombos - 1, o.plot);
-            if (ngroups > ncombos)
-                fprintf(f,
-                        ", for [i=%zu:%zu] '' index i using 1:2 with lines "
-                        "lw 2 dashtype 2 lc i-%zu+1 title "
-                        "columnheader(1).' (disk reads)'",
-                        ncombos, ngroups - 1, ncombos);
-            fputc('\n', f);
-        } else {
-            fprintf(f, "set xlabel 'zcache capacity (MiB)'\n"
-                       "set ylabel 'hits (%% of accesses)'\n");
-            if (ngroups == 1) {
-                /* one page cache: it goes in the title, and the three
-                 * rates get three colours */
-                char group[256];
-                for (size_t i = 0; i < njobs; i++)
-                    if (jobs[i].cap_bytes) {
-                        plot_text(group, sizeof(group), jobs[i].group);
-                        break;
-                    }
-                fprintf(f, "set title '%s, %s: hits against zcache size'\n",
-                        name, group);
-                if (!strcmp(trace_format, "zct")) {
-                    /* an op stream's page cache is the recorded one: its
-                     * hits are not played, only the zcache's */
-                    fprintf(f,
-                            "plot '%s.dat' index 0 using 1:3 with linespoints "
-                            "lw 2 lc 2 title 'zcache hits'\n",
-                            o.plot);
-                    continue;
-                }
-                fprintf(f,
-                        "plot '%s.dat' index 0 using 1:4 with linespoints "
-                        "lw 2 lc 1 title 'both tiers (in memory)', '' index 0 "
-                        "using 1:3 with linespoints lw 2 dashtype 2 lc 2 "
-                        "title 'zcache', '' index 0 using 1:2 with lines lw 2 "
-                        "dashtype 3 lc 3 title 'page cache'\n",
-                        o.plot);
-                continue;
-            }
-            /* one colour per configuration, named once; the line's
-             * style says the rate (the key's last three entries) */
-            fprintf(f,
-                    "set title '%s: hits against zcache size'\n"
-                    "plot for [i=0:%zu] '%s.dat' index i using 1:4 with "
-                    "linespoints lw 2 lc i+1 title columnheader(1), "
-                    "for [i=0:%zu] '' index i using 1:3 with lines dashtype 2 "
-                    "lc i+1 notitle, "
-                    "for [i=0:%zu] '' index i using 1:2 with lines dashtype 3 "
-                    "lc i+1 notitle, "
-                    "NaN with lines lw 2 lc 'black' title 'solid: both tiers', "
-                    "NaN with lines dashtype 2 lc 'black' title 'dashed: "
-                    "zcache', NaN with lines dashtype 3 lc 'black' title "
-                    "'dotted: page cache'\n",
-                    name, ngroups ? ngroups - 1 : 0, o.plot,
-                    ngroups ? ngroups - 1 : 0, ngroups ? ngroups - 1 : 0);
-        }
-    }
-    if (outfile_close(&out[2]))
-        goto fail;
-    plot_run(NAME, o.plot);
-    return;
-fail:
-    snprintf(msg, sizeof(msg), "cannot write %s: %s", path[bad],
-             strerror(errno));
-    for (int i = 0; i < 3; i++)
-        outfile_discard(&out[i]);
-    die(1, "%s", msg);
-}
-
-/* With several adaptive rows, PREFIX-adaptive: every row's split over
- * time on one graph, and the static splits of fewest disk reads and of
- * least cost. */
-static void plot_together(void)
-{
-    size_t n = njobs - nstatic, best = best_row(NULL),
-           cheapest = cheapest_row(NULL);
-    const char **csvs = calloc(n, sizeof(*csvs)),
-               **titles = calloc(n, sizeof(*titles));
-    char *names = calloc(n, 1024), prefix[1024], line[2][64], label[256];
-    const char *lt[2] = {line[0], line[1]};
-    double ls[2];
-    size_t nl = 0;
-
-    if (!csvs || !titles || !names)
-        die(1, "%s", "out of memory");
-    plot_traces_text(label, sizeof(label), o.traces, o.ntraces);
-    for (size_t i = 0; i < n; i++) {
-        snprintf(names + i * 1024, 1024, "%s-adaptive-%zu.csv", o.plot,
-                 i + 1);
-        csvs[i] = names + i * 1024;
-        titles[i] = jobs[nstatic + i].label;
-    }
-    snprintf(prefix, sizeof(prefix), "%s-adaptive", o.plot);
-    if (nstatic) {
-        snprintf(line[nl], sizeof(line[nl]),
-                 "static %.1f%% (fewest disk reads)", jobs[best].share);
-        ls[nl++] = jobs[best].share;
-    }
-    if (nstatic && cheapest != best) {
-        snprintf(line[nl], sizeof(line[nl]), "static %.1f%% (least cost)",
-                 jobs[cheapest].share);
-        ls[nl++] = jobs[cheapest].share;
-    }
-    if (split_log_plot_together(NAME, prefix, label, o.memory, csvs,
-                                titles, n, ls, lt, nl))
-        exit(1);
-    free(csvs);
-    free(titles);
-    free(names);
-}
-
-static void output(const zc_mrc *mrc)
-{
-    char label[256];
-
-    plot_traces_text(label, sizeof(label), o.traces, o.ntraces);
-    for (size_t i = nstatic; o.plot && i < njobs; i++) {
-        char prefix[1024];
-        snprintf(prefix, sizeof(prefix), "%s-adaptive%s%zu", o.plot,
-                 njobs - nstatic > 1 ? "-" : "",
-                 njobs - nstatic > 1 ? i - nstatic + 1 : 0);
-        if (njobs - nstatic == 1)
-            snprintf(prefix, sizeof(prefix), "%s-adaptive", o.plot);
-        char what[512]; /* the memory, and the row's --set combination */
-        snprintf(what, sizeof(what), "%s%s%s", o.memory,
-                 *combo_of(&jobs[i]) ? ", " : "", combo_of(&jobs[i]));
-        if (split_log_plot(NAME, prefix, label, what, jobs[i].epochs,
-                           jobs[i].nepochs, o.page_size))
-            exit(1);
-    }
-    if (o.plot && njobs - nstatic > 1)
-        plot_together();
-    if (o.plot && nstatic)
-        plot(mrc);
-    if (!strcmp(o.output, "csv"))
-        csv(stdout, mrc);
-    else if (!strcmp(o.output, "json"))
-        json(mrc);
-    else
-        table();
-}
-
-/* The rows that failed, each message once (rows that failed alike are
- * one line: the first's zcache, and how many more); the last status. */
-static int report_failures(void)
-{
+    struct job *js = rows + first;
     int status = 0;
 
-    for (size_t i = 0; i < njobs; i++) {
+    for (size_t i = 0; i < n; i++) {
         size_t more = 0;
         bool said = false;
-        if (!jobs[i].rc)
+        if (!js[i].rc)
             continue;
-        status = jobs[i].rc;
+        status = js[i].rc;
         for (size_t k = 0; k < i && !said; k++)
-            said = jobs[k].rc && !strcmp(jobs[k].err, jobs[i].err);
+            said = js[k].rc && js[k].unit == js[i].unit &&
+                   !strcmp(js[k].err, js[i].err);
         if (said)
             continue;
-        for (size_t k = i + 1; k < njobs; k++)
-            more += jobs[k].rc && !strcmp(jobs[k].err, jobs[i].err);
-        fprintf(stderr, NAME ": %s: %s", jobs[i].spec[0] ? jobs[i].spec : "off",
-                jobs[i].err);
+        for (size_t k = i + 1; k < n; k++)
+            more += js[k].rc && js[k].unit == js[i].unit &&
+                    !strcmp(js[k].err, js[i].err);
+        fprintf(stderr, NAME ": %s%s%s: %s", nunits > 1 ? units[js[i].unit].name : "",
+                nunits > 1 ? ": " : "", js[i].spec[0] ? js[i].spec : "off",
+                js[i].err);
         if (more)
             fprintf(stderr, " (and %zu more row%s)", more, more > 1 ? "s" : "");
         fputc('\n', stderr);
@@ -1602,93 +1172,421 @@ static int report_failures(void)
     return status;
 }
 
-/* Everything main() made, at its end. */
-static void free_all(zc_mrc *mrc)
+/* ---- the traces of a collection ---------------------------------------- */
+
+static size_t maxunits;
+
+static char *xstrdup(const char *s)
 {
-    for (size_t i = 0; i < njobs; i++)
-        free(jobs[i].epochs);
-    free(jobs);
-    zc_mrc_destroy(mrc);
-    zc_memo_destroy(memo);
+    char *d = strdup(s);
+
+    if (!d)
+        die(1, "%s", "out of memory");
+    return d;
 }
 
-int main(int argc, char **argv)
+/* A trace of the collection: the paths (kept), its format and content
+ * (NULL: the sweep's). */
+static struct unit *add_unit(const char **paths, size_t n, const char *format,
+                             const char *content)
 {
-    char *pcs[MAX_LIST], *caps[MAX_LIST], *shares[MAX_LIST];
-    size_t npc = 0, ncap = 0, nshare = 0;
-    pthread_t th[64];
-    zc_mrc *mrc = NULL;
-    bool is_ops = false;
-    int status = 0;
-    cli_init(NAME, NULL);
+    struct unit *u;
+    size_t len = 1;
 
-    parse_args(argc, argv);
-    trace_refuse_non_regular(o.traces, o.ntraces);
-    {
-        unsigned char head[16];
-        FILE *f = fopen(o.traces[0], "rb");
-        size_t got = f ? fread(head, 1, sizeof(head), f) : 0;
-        if (f)
-            fclose(f);
-        is_ops = zc_ops_sniff(head, got);
+    if (nunits == MAX_TRACES)
+        die(2, "more than %d traces", MAX_TRACES);
+    if (nunits == maxunits) {
+        maxunits = maxunits ? 2 * maxunits : 16;
+        if (!(units = realloc(units, maxunits * sizeof(*units))))
+            die(1, "%s", "out of memory");
     }
-    if (is_ops) {
+    u = &units[nunits++];
+    memset(u, 0, sizeof(*u));
+    u->paths = paths;
+    u->npaths = n;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(paths[i]) + 1;
+    if (!(u->name = malloc(len)))
+        die(1, "%s", "out of memory");
+    u->name[0] = '\0';
+    for (size_t i = 0; i < n; i++)
+        sprintf(u->name + strlen(u->name), "%s%s", i ? " " : "", paths[i]);
+    u->format = format ? format : o.format;
+    u->content = content ? content : o.content;
+    u->content_set = content || o.content_set;
+    return u;
+}
+
+/* Whether path is an op stream (its first bytes say so). */
+static bool sniff_ops(const char *path)
+{
+    unsigned char head[16];
+    FILE *f = fopen(path, "rb");
+    size_t got = f ? fread(head, 1, sizeof(head), f) : 0;
+
+    if (f)
+        fclose(f);
+    return zc_ops_sniff(head, got);
+}
+
+/* Whether path is a trace a reader takes (an op stream, or a trace
+ * format sniffed from its content). */
+static bool is_trace(const char *path)
+{
+    const char *p[1] = {path};
+    zc_trace_options to = {.format = o.format, .page_size = o.page_size};
+    zc_trace *t;
+
+    if (sniff_ops(path))
+        return true;
+    if (zc_trace_open(p, 1, &to, &t, NULL, 0))
+        return false;
+    zc_trace_close(t);
+    return true;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every trace in directory dir, by name: its regular files that a reader
+ * takes (per-CPU blktrace files NAME.blktrace.N as one trace, NAME.blktrace);
+ * the others (packs, notes) are listed once on stderr as skipped. */
+static void add_dir(const char *dir, const char **paths, size_t *n)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char **names = NULL, skipped[256] = "";
+    size_t nn = 0, cap = 0, nskip = 0, before = *n;
+
+    if (!d)
+        die(2, "%s: cannot read the directory: %s", dir, strerror(errno));
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (nn == cap && !(names = realloc(names, (cap = cap ? 2 * cap : 64) *
+                                                      sizeof(*names))))
+            die(1, "%s", "out of memory");
+        names[nn++] = xstrdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, nn, sizeof(*names), by_name);
+    for (size_t i = 0; i < nn; i++) {
+        size_t len = strlen(dir) + strlen(names[i]) + 2;
+        char *path = malloc(len), *cpu;
+        struct stat sb;
+        snprintf(path, len, "%s%s%s", dir,
+                 dir[strlen(dir) - 1] == '/' ? "" : "/", names[i]);
+        if (!path)
+            die(1, "%s", "out of memory");
+        if (stat(path, &sb) || !S_ISREG(sb.st_mode)) {
+            free(path);
+            continue;
+        }
+        /* NAME.blktrace.N: the capture NAME.blktrace, once */
+        cpu = strstr(names[i], ".blktrace.");
+        if (cpu && cpu[10] >= '0' && cpu[10] <= '9' &&
+            strspn(cpu + 10, "0123456789") == strlen(cpu + 10)) {
+            path[strlen(path) - strlen(cpu + 9)] = '\0';
+            if (*n > before && !strcmp(paths[*n - 1], path)) {
+                free(path);
+                continue;
+            }
+        } else if (!is_trace(path)) {
+            if (nskip++ < 4)
+                snprintf(skipped + strlen(skipped),
+                         sizeof(skipped) - strlen(skipped), "%s%s",
+                         nskip > 1 ? ", " : "", names[i]);
+            free(path);
+            continue;
+        }
+        if (*n == MAX_TRACES)
+            die(2, "%s: more than %d traces", dir, MAX_TRACES);
+        paths[(*n)++] = path;
+    }
+    for (size_t i = 0; i < nn; i++)
+        free(names[i]);
+    free(names);
+    if (*n == before)
+        die(2, "%s: no trace in the directory", dir);
+    if (nskip && !o.run_dir && !o.merge_dir)
+        fprintf(stderr, NAME ": %s: %zu trace%s; skipped %zu file%s that no "
+                        "reader takes (%s%s)\n",
+                dir, *n - before, *n - before > 1 ? "s" : "", nskip,
+                nskip > 1 ? "s" : "", skipped, nskip > 4 ? ", ..." : "");
+}
+
+/* A content spec from the manifest at line's directory: a relative file
+ * it names is taken from there, as the trace's path is. */
+static const char *manifest_content(const char *spec, const char *dir)
+{
+    const char *file = trace_content_file(spec);
+    size_t len;
+    char *s;
+
+    if (!file || file[0] == '/' || !strcmp(dir, "."))
+        return xstrdup(spec);
+    len = strlen(spec) + strlen(dir) + 2;
+    if (!(s = malloc(len)))
+        die(1, "%s", "out of memory");
+    snprintf(s, len, "%.*s%s/%s", (int)(file - spec), spec, dir, file);
+    return s;
+}
+
+/* Whether name is a registered trace format (or "auto"). */
+static bool format_known(const char *name)
+{
+    if (!strcmp(name, "auto"))
+        return true;
+    for (size_t i = 0; zc_trace_format_name(i); i++)
+        if (!strcmp(zc_trace_format_name(i), name))
+            return true;
+    return false;
+}
+
+/* --manifest FILE: a trace a line, "PATH [format=NAME] [content=SPEC]";
+ * blank lines and lines starting with '#' are skipped; a relative PATH
+ * (or a content's file) is taken from FILE's directory. */
+static void read_manifest(const char *file)
+{
+    FILE *f = fopen(file, "r");
+    char *line = NULL, *dir = xstrdup(file), *slash = strrchr(dir, '/');
+    size_t cap = 0, lineno = 0, before = nunits;
+    ssize_t len;
+
+    if (!f)
+        die(2, "--manifest %s: %s", file, strerror(errno));
+    if (slash)
+        slash[slash == dir ? 1 : 0] = '\0';
+    else
+        strcpy(dir, ".");
+    while ((len = getline(&line, &cap, f)) >= 0) {
+        char *save = NULL, *tok, *path;
+        const char *format = NULL, *content = NULL, **paths;
+        lineno++;
+        if (strlen(line) != (size_t)len)
+            die(2, "%s:%zu: a NUL byte: not a manifest", file, lineno);
+        tok = strtok_r(line, " \t\r\n", &save);
+        if (!tok || tok[0] == '#')
+            continue;
+        if (tok[0] == '/' || !strcmp(dir, "."))
+            path = xstrdup(tok);
+        else {
+            size_t n = strlen(dir) + strlen(tok) + 2;
+            if (!(path = malloc(n)))
+                die(1, "%s", "out of memory");
+            snprintf(path, n, "%s/%s", dir, tok);
+        }
+        while ((tok = strtok_r(NULL, " \t\r\n", &save))) {
+            if (!strncmp(tok, "format=", 7) && !format && tok[7]) {
+                if (!format_known(tok + 7))
+                    die(2, "%s:%zu: format=%s: no such format (zcache-replay "
+                           "--help lists them)",
+                        file, lineno, tok + 7);
+                format = xstrdup(tok + 7);
+            } else if (!strncmp(tok, "content=", 8) && !content && tok[8]) {
+                content = manifest_content(tok + 8, dir);
+            } else
+                die(2, "%s:%zu: '%s': want PATH [format=NAME] [content=SPEC] "
+                       "(each once; no spaces in them)",
+                    file, lineno, tok);
+        }
+        if (o.join && (format || content))
+            die(2, "%s:%zu: --join plays one stream: no format= or content= "
+                   "of a trace of its own",
+                file, lineno);
+        if (!(paths = malloc(sizeof(*paths))))
+            die(1, "%s", "out of memory");
+        paths[0] = path;
+        add_unit(paths, 1, format, content);
+    }
+    if (ferror(f))
+        die(2, "--manifest %s: %s", file, strerror(errno));
+    fclose(f);
+    free(line);
+    free(dir);
+    if (nunits == before)
+        die(2, "--manifest %s: no trace listed", file);
+}
+
+/* The collection: the manifest's traces, then the command line's (a
+ * directory's in it by name); with --join, all of them as one. */
+static void collect_units(void)
+{
+    const char **paths = calloc(MAX_TRACES, sizeof(*paths));
+    size_t n = 0;
+
+    if (!paths)
+        die(1, "%s", "out of memory");
+    if (o.manifest)
+        read_manifest(o.manifest);
+    for (size_t i = 0; i < o.ntraces; i++) {
+        struct stat sb;
+        if (!stat(o.traces[i], &sb) && S_ISDIR(sb.st_mode))
+            add_dir(o.traces[i], paths, &n);
+        else if (n == MAX_TRACES)
+            die(2, "more than %d traces", MAX_TRACES);
+        else
+            paths[n++] = o.traces[i];
+    }
+    if (o.join) {
+        /* the manifest's traces first, as listed */
+        size_t m = nunits, k = 0;
+        const char **all = calloc(m + n ? m + n : 1, sizeof(*all));
+        if (!all)
+            die(1, "%s", "out of memory");
+        for (size_t i = 0; i < m; i++)
+            all[k++] = units[i].paths[0];
+        for (size_t i = 0; i < n; i++)
+            all[k++] = paths[i];
+        nunits = 0;
+        add_unit(all, k, NULL, NULL);
+        free(paths);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        add_unit(paths + i, 1, NULL, NULL);
+    if (!n)
+        free(paths);
+}
+
+/* Check a trace of the collection and settle what it is read as, its
+ * content source (the pack its header names, if none was given) and its
+ * plots' prefix. */
+static void setup_unit(struct unit *u, size_t idx)
+{
+    trace_refuse_non_regular(u->paths, u->npaths);
+    u->is_ops = sniff_ops(u->paths[0]);
+    if (u->is_ops) {
         zc_ops_reader *r;
         char err[512];
-        if (o.memory || o.pc_list || o.ntraces != 1 || o.mrc_list)
+        if (o.memory || o.pc_list || u->npaths != 1 || o.mrc_list)
             die(2,
                 "%s: an op stream has its page cache: only --capacity and "
-                "--set vary (no --page-cache, --memory or --mrc)",
-                o.traces[0]);
-        if (zc_ops_open(o.traces[0], &r, err, sizeof(err)))
+                "--set vary (no --page-cache, --memory, --mrc or --join)",
+                u->paths[0]);
+        if (zc_ops_open(u->paths[0], &r, err, sizeof(err)))
             die(2, "%s", err);
+        if (idx && units[0].is_ops && zc_ops_page_size(r) != o.page_size)
+            die(2, "%s: pages of %zu bytes, and %s's of %zu: one sweep, one "
+                   "page size",
+                u->paths[0], zc_ops_page_size(r), units[0].paths[0],
+                o.page_size);
         o.page_size = zc_ops_page_size(r);
         zc_ops_close(r);
-        trace_format = "zct";
-    } else if (zc_mrc_create(&mrc)) {
-        die(1, "%s", "out of memory");
+        u->read_as = "zct";
     } else {
         /* the pack the trace names, if any, and whether the contents fit
          * the trace (never another recording's pack) */
-        static char spec[4096];
-        zc_trace_options to = {.format = o.format, .page_size = o.page_size};
+        zc_trace_options to = {.format = u->format, .page_size = o.page_size};
         zc_trace *t;
         zc_content *c;
-        char err[512];
+        char err[512], msg[1024];
         int rc;
-        if ((rc = zc_trace_open(o.traces, o.ntraces, &to, &t, err,
+        if ((rc = zc_trace_open(u->paths, u->npaths, &to, &t, err,
                                 sizeof(err))))
             die(trace_content_status(rc), "%s", err);
-        trace_format = zc_trace_format(t);
-        if (!o.content_set) {
-            rc = trace_content_default(t, o.traces[0], spec, sizeof(spec));
+        u->read_as = xstrdup(zc_trace_format(t));
+        if (!u->content_set) {
+            rc = trace_content_default(t, u->paths[0], u->content_buf,
+                                       sizeof(u->content_buf));
             if (rc < 0)
-                die(2, "%s: the pack's path is too long", o.traces[0]);
+                die(2, "%s: the pack's path is too long", u->paths[0]);
             if (rc > 0)
-                o.content = spec;
+                u->content = u->content_buf;
         }
-        char msg[1024];
-        if ((rc = zc_content_open(o.content, o.page_size, &c, err,
-                                  sizeof(err))))
-            die(trace_content_status(rc), o.content_set ? "--content: %s" : "%s",
-                err);
         zc_trace_close(t);
-        if (o.plot) {
-            /* no output over an input: the traces, the content's file */
-            static const char *const files[] = {
-                ".csv", ".dat", ".gp", ".png", ".svg", "-adaptive.csv",
-                "-adaptive.gp", "-adaptive.png", "-adaptive.svg"};
-            trace_refuse_clash("--plot", o.plot, files, 9, o.traces,
-                               o.ntraces, o.content);
-        }
-        rc = trace_content_check_each(o.traces, o.ntraces, &to, c, msg,
+        if ((rc = zc_content_open(u->content, o.page_size, &c, err,
+                                  sizeof(err))))
+            die(trace_content_status(rc),
+                u->content_set ? "--content: %s" : "%s", err);
+        rc = trace_content_check_each(u->paths, u->npaths, &to, c, msg,
                                       sizeof(msg));
         zc_content_close(c);
         if (rc)
             die(trace_content_status(rc), "%s", msg);
     }
+    if (idx && u->is_ops != units[0].is_ops)
+        die(2, "%s and %s: op streams (.zct) and traces in one sweep: their "
+               "page caches differ (sweep them apart)",
+            units[0].paths[0], u->paths[0]);
+}
+
+/* Each trace's plot prefix: --plot's for one trace, PREFIX-NAME for
+ * several (NAME its file name; PREFIX-N-NAME where two share one). */
+static void plot_prefixes(void)
+{
+    for (size_t i = 0; o.plot && i < nunits; i++) {
+        const char *base = strrchr(units[i].paths[0], '/');
+        bool twice = false;
+        base = base ? base + 1 : units[i].paths[0];
+        for (size_t k = 0; k < nunits && nunits > 1; k++) {
+            const char *b = strrchr(units[k].paths[0], '/');
+            twice |= k != i && !strcmp(b ? b + 1 : units[k].paths[0], base);
+        }
+        int n;
+        if (nunits == 1)
+            n = snprintf(units[i].plot, sizeof(units[i].plot), "%s", o.plot);
+        else if (twice)
+            n = snprintf(units[i].plot, sizeof(units[i].plot), "%s-%zu-%s",
+                         o.plot, i + 1, base);
+        else
+            n = snprintf(units[i].plot, sizeof(units[i].plot), "%s-%s",
+                         o.plot, base);
+        if (n > PLOT_PREFIX_MAX)
+            die(2, "--plot %s: with %s's name, more than " PLOT_STR(
+                       PLOT_PREFIX_MAX) " bytes",
+                o.plot, units[i].paths[0]);
+    }
+}
+
+/* No plot file over an input: each trace's prefix against every input. */
+static void refuse_plot_clashes(void)
+{
+    static const char *const files[] = {
+        ".csv", ".dat", ".gp", ".png", ".svg", "-adaptive.csv",
+        "-adaptive.gp", "-adaptive.png", "-adaptive.svg"};
+
+    for (size_t i = 0; o.plot && i < nunits; i++) {
+        const struct unit *u = &units[i];
+        for (size_t k = 0; k < nunits; k++)
+            trace_refuse_clash("--plot", u->plot, files, 9, units[k].paths,
+                               units[k].npaths,
+                               units[k].is_ops ? NULL : units[k].content);
+        for (size_t r = u->nstatic; u->n - u->nstatic > 1 && r < u->n; r++) {
+            /* each adaptive row's plot files too */
+            static const char *const ext[] = {"csv", "gp", "png", "svg"};
+            char suffix[4][64];
+            const char *const sp[4] = {suffix[0], suffix[1], suffix[2],
+                                       suffix[3]};
+            for (int e = 0; e < 4; e++)
+                snprintf(suffix[e], sizeof(suffix[e]), "-adaptive-%zu.%s",
+                         r - u->nstatic + 1, ext[e]);
+            for (size_t k = 0; k < nunits; k++)
+                trace_refuse_clash("--plot", u->plot, sp, 4, units[k].paths,
+                                   units[k].npaths,
+                                   units[k].is_ops ? NULL : units[k].content);
+        }
+    }
+}
+
+/* ---- the rows and their works ------------------------------------------ */
+
+static char *pcs[MAX_LIST], *caps[MAX_LIST], *shares[MAX_LIST];
+static size_t npc, ncap, nshare;
+
+/* The lists, split and checked once for every trace. */
+static void split_lists(void)
+{
     if (o.share_list)
         nshare = split_list(o.share_list, shares, true, "--share");
+    if (o.mrc_list) {
+        char *sizes[MAX_LIST];
+        o.nmrc = split_list(o.mrc_list, sizes, true, "--mrc");
+        for (size_t i = 0; i < o.nmrc; i++)
+            o.mrc_pages[i] = size_arg(sizes[i], true, "--mrc");
+    }
     if (!o.memory) {
         npc = o.pc_list ? split_list(o.pc_list, pcs, true, "--page-cache") : 0;
         ncap = o.cap_list ? split_list(o.cap_list, caps, true, "--capacity") : 0;
@@ -1696,10 +1594,45 @@ int main(int argc, char **argv)
             caps[0] = o.zcap;
             ncap = 1;
         }
-        if (!is_ops && !npc)
+        if (!units[0].is_ops && !npc)
             die(2, "%s", "--page-cache LIST is needed");
     }
-    make_jobs(count_rows(caps, ncap, is_ops ? 1 : npc, shares, nshare));
+}
+
+/* The adaptive rows of the trace being made: one per controller and
+ * --set combination, a zcache made for all of M whose share the
+ * controller sets. */
+static void add_adaptive_rows(uint64_t m)
+{
+    char capstr[32]; /* add_job() copies it */
+
+    snprintf(capstr, sizeof(capstr), "%" PRIu64, m);
+    for (int c = 0; c < o.nctl; c++) {
+        size_t first = nrows;
+        /* "adaptive" for the model, "adaptive:NAME" for another */
+        char name[32];
+        snprintf(name, sizeof(name), "adaptive%s%s", o.ctl[c] ? ":" : "",
+                 o.ctl[c] ? zc_adapt_controller_name(o.ctl[c]) : "");
+        add_jobs(m / o.page_size, NULL, capstr, -1);
+        for (size_t i = first; i < nrows; i++) {
+            char *l = rows[i].label;
+            size_t nl = strlen(name), nc = strlen(capstr);
+            rows[i].adaptive = true;
+            rows[i].controller = o.ctl[c];
+            /* the label starts with the capacity: the name replaces it
+             * (cut to fit) */
+            if (strlen(l) - nc + nl >= sizeof(rows[i].label))
+                l[sizeof(rows[i].label) - 1 - nl + nc] = '\0';
+            memmove(l + nl, l + nc, strlen(l + nc) + 1);
+            memcpy(l, name, nl);
+        }
+    }
+}
+
+/* The rows of trace u (the last one added to units). */
+static void add_unit_rows(struct unit *u)
+{
+    u->first = nrows;
     if (o.share_list) {
         uint64_t m = size_arg(o.memory, false, "--memory");
         for (size_t i = 0; i < nshare; i++) {
@@ -1715,133 +1648,152 @@ int main(int argc, char **argv)
             add_jobs(pc, NULL, cap ? capstr : NULL, share_of(shares[i]));
         }
     }
-    if (o.share_list || o.adaptive) {
-        nstatic = njobs;
-        if (o.adaptive) {
-            /* One adaptive row per --set combination: a zcache made for
-             * all of M, whose share the controller sets. */
-            uint64_t m = size_arg(o.memory, false, "--memory");
-            char capstr[32]; /* add_job() copies it */
-            if (m > ZC_CAPACITY_MAX)
-                die(2,
-                    "--memory %s --adaptive: the zcache is made for all of "
-                    "M, and the library's largest is %zu bytes (15 GiB)",
-                    o.memory, (size_t)ZC_CAPACITY_MAX);
-            snprintf(capstr, sizeof(capstr), "%" PRIu64, m);
-            if (!o.nctl)
-                o.ctl[o.nctl++] = o.adapt.controller;
-            for (int c = 0; c < o.nctl; c++) {
-                size_t first = njobs;
-                /* "adaptive" for the model, "adaptive:NAME" for another */
-                char name[32];
-                snprintf(name, sizeof(name), "adaptive%s%s",
-                         o.ctl[c] ? ":" : "",
-                         o.ctl[c] ? zc_adapt_controller_name(o.ctl[c]) : "");
-                add_jobs(m / o.page_size, NULL, capstr, -1);
-                for (size_t i = first; i < njobs; i++) {
-                    char *l = jobs[i].label;
-                    size_t nl = strlen(name), nc = strlen(capstr);
-                    jobs[i].adaptive = true;
-                    jobs[i].controller = o.ctl[c];
-                    /* the label starts with the capacity: the name
-                     * replaces it (cut to fit) */
-                    if (strlen(l) - nc + nl >= sizeof(jobs[i].label))
-                        l[sizeof(jobs[i].label) - 1 - nl + nc] = '\0';
-                    memmove(l + nl, l + nc, strlen(l + nc) + 1);
-                    memcpy(l, name, nl);
-                }
-            }
-            o.adapt.memory_bytes = m;
-            if (!o.adapt.disk_ns)
-                o.adapt.disk_ns = o.prices.disk_ns;
-            if (!o.adapt.put_ns)
-                o.adapt.put_ns = o.prices.put_ns;
-            if (!o.adapt.get_ns)
-                o.adapt.get_ns = o.prices.get_ns;
-        }
+    if (o.memory) {
+        u->nstatic = nrows - u->first;
+        if (o.adaptive)
+            add_adaptive_rows(size_arg(o.memory, false, "--memory"));
+    } else if (u->is_ops) {
+        for (size_t c = 0; c < ncap; c++)
+            add_jobs(0, u->paths[0], cap_of(caps[c]), 0);
+        u->nstatic = nrows - u->first;
     } else {
-        if (is_ops) {
+        for (size_t p = 0; p < npc; p++) {
+            uint64_t pc = size_arg(pcs[p], true, "--page-cache");
+            if (pc > ZC_REPLAY_PAGES_MAX)
+                die_too_many_pages("--page-cache", pcs[p]);
             for (size_t c = 0; c < ncap; c++)
-                add_jobs(0, o.traces[0], cap_of(caps[c]), 0);
-        } else {
-            for (size_t p = 0; p < npc; p++) {
-                uint64_t pc = size_arg(pcs[p], true, "--page-cache");
-                if (pc > ZC_REPLAY_PAGES_MAX)
-                    die_too_many_pages("--page-cache", pcs[p]);
-                for (size_t c = 0; c < ncap; c++)
-                    add_jobs(pc, NULL, cap_of(caps[c]), 0);
-            }
+                add_jobs(pc, NULL, cap_of(caps[c]), 0);
         }
+        u->nstatic = nrows - u->first;
     }
-    if (!o.share_list && !o.adaptive)
-        nstatic = njobs;
-    if (o.plot && njobs - nstatic > 1) {
-        /* no output over an input: each adaptive row's plot files too */
-        static const char *const ext[] = {"csv", "gp", "png", "svg"};
-        char suffix[4][64];
-        const char *const sp[4] = {suffix[0], suffix[1], suffix[2],
-                                   suffix[3]};
-        for (size_t i = 1; i <= njobs - nstatic; i++) {
-            for (int k = 0; k < 4; k++)
-                snprintf(suffix[k], sizeof(suffix[k]), "-adaptive-%zu.%s", i,
-                         ext[k]);
-            trace_refuse_clash("--plot", o.plot, sp, 4, o.traces, o.ntraces,
-                               o.content);
+    u->n = nrows - u->first;
+}
+
+/* Every trace's rows, counted first (MAX_ROWS), in the order of the
+ * traces. */
+static void make_all_rows(void)
+{
+    uint64_t per = count_rows(caps, ncap, units[0].is_ops ? 1 : npc, shares,
+                              nshare);
+    size_t n = nunits; /* at most MAX_TRACES: per * n does not wrap */
+
+    if (o.adaptive) {
+        uint64_t m = size_arg(o.memory, false, "--memory");
+        if (m > ZC_CAPACITY_MAX)
+            die(2,
+                "--memory %s --adaptive: the zcache is made for all of "
+                "M, and the library's largest is %zu bytes (15 GiB)",
+                o.memory, (size_t)ZC_CAPACITY_MAX);
+        if (!o.nctl)
+            o.ctl[o.nctl++] = o.adapt.controller;
+        o.adapt.memory_bytes = m;
+        if (!o.adapt.disk_ns)
+            o.adapt.disk_ns = o.prices.disk_ns;
+        if (!o.adapt.put_ns)
+            o.adapt.put_ns = o.prices.put_ns;
+        if (!o.adapt.get_ns)
+            o.adapt.get_ns = o.prices.get_ns;
+    }
+    make_rows(per > MAX_ROWS ? per : per * n);
+    for (making = 0; making < n; making++)
+        add_unit_rows(&units[making]);
+}
+
+/* The works: a trace's static rows by page-cache size (a group: one model
+ * pass), each adaptive row alone, an op stream's rows together. */
+static void make_works(void)
+{
+    if (!(works = calloc(nrows ? nrows : 1, sizeof(*works))))
+        die(1, "%s", "out of memory");
+    for (size_t u = 0; u < nunits; u++) {
+        const struct unit *un = &units[u];
+        size_t first = nworks, end = un->first + un->nstatic;
+        if (un->is_ops && un->n)
+            works[nworks++] = (struct work){WORK_OPS, u, un->first, un->n, 0};
+        for (size_t i = un->first; !un->is_ops && i < end;) {
+            size_t n = 1;
+            while (i + n < end && rows[i + n].pc_pages == rows[i].pc_pages)
+                n++;
+            works[nworks++] = (struct work){WORK_GROUP, u, i, n, 0};
+            i += n;
         }
+        for (size_t i = end; i < un->first + un->n; i++)
+            works[nworks++] = (struct work){WORK_ADAPTIVE, u, i, 1, 0};
+        if (nworks > first)
+            works[first].curve = true;
     }
+}
+
+/* Everything main() made, at its end. */
+static void free_all(void)
+{
+    for (size_t i = 0; i < nrows; i++)
+        free(rows[i].epochs);
+    free(rows);
+    free(works);
+    zc_memo_destroy(memo);
+}
+
+int main(int argc, char **argv)
+{
+    int status = 0;
+    cli_init(NAME, NULL);
+
+    /* --run-job DIR N and --merge DIR take the plan's arguments */
+    if (argc > 1 && (!strcmp(argv[1], "--run-job") || !strcmp(argv[1], "--merge")))
+        plan_command(&argc, &argv);
+    /* the lists are split in place: the plan keeps them as given */
+    char **given = calloc((size_t)argc + 1, sizeof(*given));
+    if (!given)
+        die(1, "%s", "out of memory");
+    for (int i = 0; i < argc; i++)
+        given[i] = xstrdup(argv[i]);
+    parse_args(argc, argv);
+    collect_units();
+    for (size_t i = 0; i < nunits; i++)
+        setup_unit(&units[i], i);
+    split_lists();
+    make_all_rows();
+    plot_prefixes();
+    refuse_plot_clashes();
+    make_works();
     if (o.jobs > 64)
         o.jobs = 64;
-    if (o.memo_mb && zc_memo_create(o.memo_mb << 20, &memo))
-        die(1, "%s", "out of memory");
-    if (is_ops) {
-        /* A .zct: every configuration reads it in a thread of its own. */
-        for (int t = 0; t < o.jobs; t++)
-            if (pthread_create(&th[t], NULL, worker, NULL))
-                die(1, "%s", "cannot start a thread");
-        for (int t = 0; t < o.jobs; t++)
-            pthread_join(th[t], NULL);
-    } else {
-        if (nstatic)
-            run_lockstep(mrc);
-        run_adaptive();
+    if (o.plan_dir) {
+        plan_write(o.plan_dir, argc, given);
+        free_all();
+        return outfile_stdout_close(NAME);
     }
-    if ((status = report_failures())) {
-        free_all(mrc);
+    if (o.merge_dir) {
+        plan_load_all(o.merge_dir);
+    } else {
+        const struct work **ws;
+        size_t n = o.run_dir ? 1 : nworks;
+        if (o.run_dir && o.run_job >= nworks)
+            die(2, "--run-job %s %zu: the plan has jobs 0 to %zu", o.run_dir,
+                o.run_job, nworks - 1);
+        if (!(ws = malloc(n * sizeof(*ws))))
+            die(1, "%s", "out of memory");
+        for (size_t i = 0; i < n; i++)
+            ws[i] = &works[o.run_dir ? o.run_job : i];
+        if (o.memo_mb && zc_memo_create(o.memo_mb << 20, &memo))
+            die(1, "%s", "out of memory");
+        double t0 = now_s();
+        run_works(ws, n);
+        free(ws);
+        if (o.run_dir) {
+            status = plan_save_job(o.run_dir, o.run_job, now_s() - t0);
+            if (status)
+                report_failures(works[o.run_job].first, works[o.run_job].n);
+            free_all();
+            return status;
+        }
+    }
+    if ((status = report_failures(0, nrows))) {
+        free_all();
         return status;
     }
-    /* A row's capacity is its cache's: a --set capacity=... overrides
-     * --capacity.  (An adaptive row's is all of M, which it moves.) */
-    for (size_t i = 0; i < nstatic; i++)
-        if (jobs[i].have_zs)
-            jobs[i].cap_bytes = jobs[i].zs.capacity_bytes;
-    /* The curve and the model must agree when both are exact LRU. */
-    for (size_t i = 0; mrc && (!o.model || !strcmp(o.model, "lru")) &&
-                       i < nstatic;
-         i++)
-        if (zc_mrc_hits(mrc, jobs[i].pc_pages) != jobs[i].st.pc_hits) {
-            fprintf(stderr,
-                    NAME ": internal error: LRU curve %" PRIu64
-                         " hits, model %" PRIu64 " at %" PRIu64 " pages\n",
-                    zc_mrc_hits(mrc, jobs[i].pc_pages), jobs[i].st.pc_hits,
-                    jobs[i].pc_pages);
-            free_all(mrc);
-            return 1;
-        }
-    output(mrc);
-    if (o.mrc_list && mrc && !strcmp(o.output, "text")) {
-        char *sizes[MAX_LIST];
-        size_t n = split_list(o.mrc_list, sizes, true, "--mrc");
-        printf("\nLRU curve of the page cache (one pass, %" PRIu64
-               " accesses, %" PRIu64 " distinct pages):\n%12s %12s %9s\n",
-               zc_mrc_accesses(mrc), zc_mrc_distinct(mrc), "pages", "hits",
-               "hit%");
-        for (size_t i = 0; i < n; i++) {
-            uint64_t pages = size_arg(sizes[i], true, "--mrc");
-            printf("%12" PRIu64 " %12" PRIu64 " %8.4f%%\n", pages,
-                   zc_mrc_hits(mrc, pages),
-                   pct(zc_mrc_hits(mrc, pages), zc_mrc_accesses(mrc)));
-        }
-    }
-    free_all(mrc);
+    report_output();
+    free_all();
     return outfile_stdout_close(NAME);
 }
