@@ -113,7 +113,9 @@ static int write_atomic(const char *path, const struct text *t)
             goto fail;
         done += (size_t)n;
     }
-    if (fsync(fd) || close(fd)) {
+    if (fsync(fd))
+        goto fail;
+    if (close(fd)) {
         fd = -1;
         goto fail;
     }

@@ -71,7 +71,22 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static void usage(FILE *f)
 {
     fprintf(f, "usage: " NAME " [OPTIONS] TRACE...\n"
+               "       " NAME " --plan DIR [OPTIONS] TRACE...   then:\n"
+               "       " NAME " --run-job DIR N [--jobs N]      for each "
+               "job N, anywhere\n"
+               "       " NAME " --merge DIR [--output FORMAT] [--plot "
+               "PREFIX]\n"
                "\n"
+               "  TRACE               a trace file, or a directory (its "
+               "traces, by name); each\n"
+               "                      trace has rows of its own (a trace "
+               "column in every output)\n"
+               "  --manifest FILE     more traces, one a line: PATH "
+               "[format=NAME] [content=SPEC]\n"
+               "                      (relative paths from FILE's "
+               "directory; '#' comments)\n"
+               "  --join              play all the traces one after the "
+               "other as one stream\n"
                "  --page-cache LIST   page-cache sizes (pages, or bytes with "
                "K/M/G), e.g. 1024,4096\n"
                "                      (every LIST: values separated by "
@@ -128,7 +143,26 @@ static void usage(FILE *f)
                "  --plot PREFIX       write PREFIX.csv, PREFIX.dat, PREFIX.gp "
                "and, when gnuplot\n"
                "                      is installed, PREFIX.png and "
-               "PREFIX.svg\n"               "  --help, --version\n"
+               "PREFIX.svg\n"
+               "  --help, --version\n"
+               "\n"
+               "Many machines (README: Many traces, many machines):\n"
+               "  --plan DIR          write the sweep into DIR as independent "
+               "jobs (one trace at\n"
+               "                      one page-cache size; an adaptive row; "
+               "an op stream) and\n"
+               "                      DIR/manifest.json (jobs, memory); "
+               "nothing runs\n"
+               "  --run-job DIR N     run job N of DIR's plan; its rows go to "
+               "DIR/results/\n"
+               "                      atomically (threads: --jobs, else "
+               "$SLURM_CPUS_PER_TASK, else 1)\n"
+               "  --merge DIR         every job's rows: the outputs a "
+               "one-machine run writes;\n"
+               "                      missing or failed jobs are listed by "
+               "number (exit 1)\n"
+               "  scripts/slurm-sweep.sh DIR submits a plan to Slurm as a job "
+               "array.\n"
                "\n"
                "Cost model, per row: cpu = compressing stored pages + "
                "compressing rejected\n"
@@ -1276,10 +1310,10 @@ static void add_dir(const char *dir, const char **paths, size_t *n)
         size_t len = strlen(dir) + strlen(names[i]) + 2;
         char *path = malloc(len), *cpu;
         struct stat sb;
-        snprintf(path, len, "%s%s%s", dir,
-                 dir[strlen(dir) - 1] == '/' ? "" : "/", names[i]);
         if (!path)
             die(1, "%s", "out of memory");
+        snprintf(path, len, "%s%s%s", dir,
+                 dir[strlen(dir) - 1] == '/' ? "" : "/", names[i]);
         if (stat(path, &sb) || !S_ISREG(sb.st_mode)) {
             free(path);
             continue;
