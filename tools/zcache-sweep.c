@@ -649,9 +649,9 @@ static void progress_show(const struct work *w, uint64_t req)
                  100.0 * (double)req / (double)u->requests, u->requests);
     else if (req)
         snprintf(at, sizeof(at), ": %" PRIu64 " requests", req);
-    fprintf(stderr, "\r\033[K" NAME ": %zu/%zu done, %.0f s; %.40s %s%s",
+    fprintf(stderr, "\r\033[K" NAME ": %zu/%zu done, %.0f s; %.40s%s%s",
             prog.done, prog.total, t - prog.start, u->name,
-            w->kind == WORK_ADAPTIVE ? "adaptive" : "", at);
+            w->kind == WORK_ADAPTIVE ? " adaptive" : "", at);
     pthread_mutex_unlock(&prog.lock);
 }
 
