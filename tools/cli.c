@@ -20,8 +20,20 @@ void cli_init(const char *name, void (*undo)(void))
     cleanup = undo;
 }
 
+static char last[1024];
+
+const char *cli_last_error(void)
+{
+    return last;
+}
+
 static void say(const char *fmt, va_list ap)
 {
+    va_list aq;
+
+    va_copy(aq, ap);
+    vsnprintf(last, sizeof(last), fmt, aq);
+    va_end(aq);
     fprintf(stderr, "%s: ", prog);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);

@@ -15,6 +15,10 @@
  *  exit (NULL: none). */
 void cli_init(const char *prog, void (*cleanup)(void));
 
+/** The message of the error being reported (for a cleanup that records
+ *  it); "" before any. */
+const char *cli_last_error(void);
+
 /** "PROG: message" on stderr, the cleanup, exit(status). */
 _Noreturn void die(int status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

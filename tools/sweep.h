@@ -48,8 +48,8 @@ struct unit {
     bool content_set;    /* given (--content or the manifest), not found */
     const char *read_as; /* the format read ("zct" for an op stream) */
     bool is_ops;
-    uint64_t requests;   /* its requests, once a pass has counted them */
-    char plot[1024];     /* its plots' prefix (--plot, or PREFIX-NAME) */
+    uint64_t requests;        /* its requests, once a pass has counted them */
+    char plot[1024];          /* its plots' prefix (--plot, or PREFIX-NAME) */
     size_t first, nstatic, n; /* its rows: rows[first..first+n) */
     /* The LRU curve at the --mrc sizes, from its first work's pass. */
     bool have_curve;
@@ -59,23 +59,23 @@ struct unit {
 
 /* A row: one configuration of one trace, and what running it gave. */
 struct job {
-    size_t unit;        /* its trace: units[unit] */
+    size_t unit; /* its trace: units[unit] */
     uint64_t pc_pages;
-    const char *ops;    /* the stream to play */
-    char spec[512];     /* the zcache spec; "" = off */
-    double share;       /* memory-split mode: the zcache's share, % */
-    uint64_t cap_bytes; /* the zcache's capacity, 0: off */
-    char group[256];    /* the spec without its capacity: a plot's line */
-    char label[256];    /* what this row varies: capacity and --set values */
-    bool adaptive;          /* a run of the controller over all of M */
-    unsigned controller;    /* its zc_adapt_options.controller */
+    const char *ops;     /* the stream to play */
+    char spec[512];      /* the zcache spec; "" = off */
+    double share;        /* memory-split mode: the zcache's share, % */
+    uint64_t cap_bytes;  /* the zcache's capacity, 0: off */
+    char group[256];     /* the spec without its capacity: a plot's line */
+    char label[256];     /* what this row varies: capacity and --set values */
+    bool adaptive;       /* a run of the controller over all of M */
+    unsigned controller; /* its zc_adapt_options.controller */
     /* --- what running it gave (sweep_plan.c writes and reads these) --- */
     zc_replay_stats st;
     zc_stats zs;
     bool have_zs;
     char config[512]; /* the zcache's resolved configuration */
     char compressor[32];
-    uint64_t mrc_hits;      /* the LRU curve's hits at pc_pages */
+    uint64_t mrc_hits; /* the LRU curve's hits at pc_pages */
     int rc;
     char err[1024];
     zc_adapt_epoch *epochs; /* its split over time */
@@ -95,8 +95,8 @@ struct work {
 
 struct sweep_options {
     const char *format, *content, *output, *zbase, *memory, *plot;
-    char zcap[32]; /* without --capacity: the rows' capacity ("0": none) */
-    char *mrc_list;   /* page-cache sizes to print the LRU curve at */
+    char zcap[32];  /* without --capacity: the rows' capacity ("0": none) */
+    char *mrc_list; /* page-cache sizes to print the LRU curve at */
     uint64_t mrc_pages[MAX_LIST]; /* ... in pages */
     size_t nmrc;
     const char *model; /* page-cache model (NULL: lru) */
@@ -157,9 +157,15 @@ void plan_write(const char *dir, int argc, char **argv);
  * [--plot P]": replaced by the plan's arguments (and those options), and
  * the process moves to the directory the plan was made in. */
 void plan_command(int *argc, char ***argv);
+/* Exit (status 2) unless the plan in dir still describes what its
+ * arguments make now (the traces and packs unchanged since --plan). */
+void plan_check(const char *dir);
 /* Write job n's rows (after running them) atomically into the plan; a
  * failed row is written as the job's failure.  Returns the job's status. */
 int plan_save_job(const char *dir, size_t n, double seconds);
+/* Record job n as failed with msg, on its way out (an error exit while
+ * it ran); says so on stderr if even that cannot be written. */
+void plan_job_died(const char *dir, size_t n, const char *msg);
 /* Read every job's rows back; a missing or failed job is listed by
  * number, and the merge then exits 1. */
 void plan_load_all(const char *dir);

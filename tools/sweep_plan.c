@@ -53,6 +53,7 @@
 
 #define PLAN_MAGIC "zcache-sweep plan 1"
 #define ROWS_MAGIC "zcache-sweep rows 1"
+#define FAILED_MAGIC "zcache-sweep failed job 1"
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -98,11 +99,15 @@ static void text_str(struct text *t, const char *key, const char *s)
  * one.  0, or -1 with errno. */
 static int write_atomic(const char *path, const struct text *t)
 {
-    char tmp[PATH_MAX + 32];
+    char tmp[PATH_MAX + 128];
     int fd, e;
     size_t done = 0;
 
-    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+    char host[64] = "";
+
+    /* nodes that share the file system may share pids, not host names */
+    gethostname(host, sizeof(host) - 1);
+    snprintf(tmp, sizeof(tmp), "%s.tmp.%.63s.%ld", path, host, (long)getpid());
     if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0)
         return -1;
     while (done < t->len) {
@@ -353,15 +358,23 @@ static void fingerprint(struct text *t)
     }
 }
 
+/* FNV-1a over s[0..n): the plan's id and a rows file's checksum. */
+static uint64_t fnv1a(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
 /* The plan's id: the fingerprint's hash with the time it was made, so
  * that rows of an earlier plan in a reused directory are never read. */
 static uint64_t plan_id_of(const struct text *t)
 {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    uint64_t h = fnv1a(t->s, t->len);
     struct timespec ts;
 
-    for (size_t i = 0; i < t->len; i++)
-        h = (h ^ (unsigned char)t->s[i]) * 1099511628211ull;
     clock_gettime(CLOCK_REALTIME, &ts);
     h ^= (uint64_t)ts.tv_sec * 1000000007ull ^ (uint64_t)ts.tv_nsec ^
          (uint64_t)getpid() << 32;
@@ -399,8 +412,9 @@ void plan_write(const char *dir, int argc, char **argv)
         die(1, "cannot tell the working directory: %s", strerror(errno));
     p = plan_path(dir, "plan.args");
     if (!stat(p, &sb))
-        die(2, "--plan %s: holds a plan already (--merge it, or remove the "
-               "directory for a new one)",
+        die(2,
+            "--plan %s: holds a plan already (--merge it, or remove the "
+            "directory for a new one)",
             dir);
     free(p);
     if (mkdir(dir, 0755) && errno != EEXIST)
@@ -443,15 +457,16 @@ void plan_write(const char *dir, int argc, char **argv)
     for (size_t w = 0; w < nworks; w++)
         if (job_memory(&works[w]) > mem_max)
             mem_max = job_memory(&works[w]);
-    text_add(&man, "  \"jobs\": %zu,\n  \"memory_mb\": %" PRIu64 ",\n",
-             nworks, (mem_max + (1u << 20) - 1) >> 20);
+    text_add(&man, "  \"jobs\": %zu,\n  \"memory_mb\": %" PRIu64 ",\n", nworks,
+             (mem_max + (1u << 20) - 1) >> 20);
     text_add(&man, "  \"job_list\": [");
     for (size_t w = 0; w < nworks; w++) {
         const struct work *wk = &works[w];
         text_add(&man, "%s\n    {\"job\": %zu, \"trace\": ", w ? "," : "", w);
         json_str(&man, units[wk->unit].name);
-        text_add(&man, ", \"kind\": \"%s\", \"page_cache_pages\": %" PRIu64
-                       ", \"rows\": %zu, \"memory_bytes\": %" PRIu64 "}",
+        text_add(&man,
+                 ", \"kind\": \"%s\", \"page_cache_pages\": %" PRIu64
+                 ", \"rows\": %zu, \"memory_bytes\": %" PRIu64 "}",
                  kind_name[wk->kind],
                  wk->kind == WORK_OPS ? 0 : rows[wk->first].pc_pages, wk->n,
                  job_memory(wk));
@@ -480,6 +495,7 @@ void plan_write(const char *dir, int argc, char **argv)
 /* ---- --run-job and --merge: the plan's arguments ------------------------ */
 
 static uint64_t plan_id;
+static char **plan_argv; /* the plan's arguments: main()'s argv from here on */
 
 void plan_command(int *argc, char ***argv)
 {
@@ -493,9 +509,10 @@ void plan_command(int *argc, char ***argv)
     const char *ov_output = NULL, *ov_plot = NULL, *ov_jobs = NULL;
 
     if (*argc < (merge ? 3 : 4))
-        die(2, "usage: " NAME " %s", merge ? "--merge DIR [--output FORMAT] "
-                                             "[--plot PREFIX]"
-                                           : "--run-job DIR N [--jobs N]");
+        die(2, "usage: " NAME " %s",
+            merge ? "--merge DIR [--output FORMAT] "
+                    "[--plot PREFIX]"
+                  : "--run-job DIR N [--jobs N]");
     if (!(dir = realpath(av[2], NULL)))
         die(2, "%s %s: %s", mode, av[2], strerror(errno));
     if (!merge) {
@@ -518,8 +535,9 @@ void plan_command(int *argc, char ***argv)
         else if (!merge && !strcmp(a, "--jobs"))
             ov_jobs = v;
         else
-            die(2, "%s: '%s': the plan holds the sweep's options (%s takes "
-                   "only %s)",
+            die(2,
+                "%s: '%s': the plan holds the sweep's options (%s takes "
+                "only %s)",
                 mode, a, mode, merge ? "--output and --plot" : "--jobs");
     }
     /* --plot relative to where the merge is run, not the plan's place */
@@ -544,8 +562,9 @@ void plan_command(int *argc, char ***argv)
     if (!cur_str(&c, "libzcache", ver, sizeof(ver)))
         die(2, "%s", c.err);
     if (strcmp(ver, zc_version()))
-        die(2, "%s: the plan was made by libzcache %s, this is %s: run the "
-               "build that made it, or make the plan again",
+        die(2,
+            "%s: the plan was made by libzcache %s, this is %s: run the "
+            "build that made it, or make the plan again",
             av[2], ver, zc_version());
     if (!cur_key(&c, "plan") || sscanf(c.p, "%16" SCNx64, &plan_id) != 1)
         die(2, "%s: %s", p, "no plan id");
@@ -555,7 +574,7 @@ void plan_command(int *argc, char ***argv)
         !cur_key(&c, "argc") || !cur_u64(&c, &nargs) || !cur_eol(&c) ||
         nargs > 100000)
         die(2, "%s", c.err[0] ? c.err : "too many arguments");
-    nav = calloc(nargs + 8, sizeof(*nav));
+    nav = plan_argv = calloc(nargs + 8, sizeof(*nav));
     if (!nav)
         die(1, "%s", "out of memory");
     nav[n++] = av[0];
@@ -578,15 +597,18 @@ void plan_command(int *argc, char ***argv)
         static char njobs_arg[24];
         const char *s = getenv("SLURM_CPUS_PER_TASK");
         snprintf(njobs_arg, sizeof(njobs_arg), "%s",
-                 ov_jobs ? ov_jobs : s && *s ? s : "1");
+                 ov_jobs   ? ov_jobs
+                 : s && *s ? s
+                           : "1");
         nav[n++] = "--jobs";
         nav[n++] = njobs_arg;
     }
     free(text);
     free(p);
     if (chdir(cwd))
-        die(2, "%s: the plan was made in %s, which this machine cannot enter "
-               "(%s): plans need a file system shared by every node",
+        die(2,
+            "%s: the plan was made in %s, which this machine cannot enter "
+            "(%s): plans need a file system shared by every node",
             av[2], cwd, strerror(errno));
     if (merge)
         o.merge_dir = dir;
@@ -597,7 +619,7 @@ void plan_command(int *argc, char ***argv)
 }
 
 /* The plan's fingerprint against what the arguments make now. */
-static void check_fingerprint(const char *dir)
+void plan_check(const char *dir)
 {
     struct text now = {0};
     char *p = plan_path(dir, "fingerprint"), *then;
@@ -628,8 +650,9 @@ static void write_row(struct text *t, size_t i)
 {
     const struct job *j = &rows[i];
 
-    text_add(t, "row %zu\nrc %d\ncap_bytes %" PRIu64 "\nhave_zs %d\n"
-                "mrc_hits %" PRIu64 "\n",
+    text_add(t,
+             "row %zu\nrc %d\ncap_bytes %" PRIu64 "\nhave_zs %d\n"
+             "mrc_hits %" PRIu64 "\n",
              i, j->rc, j->cap_bytes, j->have_zs, j->mrc_hits);
     text_str(t, "config", j->config);
     text_str(t, "compressor", j->compressor);
@@ -651,8 +674,8 @@ static void write_row(struct text *t, size_t i)
                  "e %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
                  " %a %a %a %a %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
                  x->accesses, x->pc_pages, x->zc_bytes, x->next_pc_pages,
-                 x->next_zc_bytes, x->est_disk_reads, x->est_cost_ns,
-                 x->put_ns, x->get_ns, x->disk_reads, x->zc_hits, x->pc_hits);
+                 x->next_zc_bytes, x->est_disk_reads, x->est_cost_ns, x->put_ns,
+                 x->get_ns, x->disk_reads, x->zc_hits, x->pc_hits);
     }
 }
 
@@ -666,10 +689,10 @@ static bool read_row(struct cursor *c, size_t i)
     if (v != i)
         return cur_fail(c, "not the row this job makes");
     if (!cur_key(c, "rc") || !cur_u64(c, &rc) || !cur_eol(c) ||
-        !cur_key(c, "cap_bytes") || !cur_u64(c, &j->cap_bytes) ||
-        !cur_eol(c) || !cur_key(c, "have_zs") || !cur_u64(c, &have) ||
-        !cur_eol(c) || !cur_key(c, "mrc_hits") || !cur_u64(c, &j->mrc_hits) ||
-        !cur_eol(c) || !cur_str(c, "config", j->config, sizeof(j->config)) ||
+        !cur_key(c, "cap_bytes") || !cur_u64(c, &j->cap_bytes) || !cur_eol(c) ||
+        !cur_key(c, "have_zs") || !cur_u64(c, &have) || !cur_eol(c) ||
+        !cur_key(c, "mrc_hits") || !cur_u64(c, &j->mrc_hits) || !cur_eol(c) ||
+        !cur_str(c, "config", j->config, sizeof(j->config)) ||
         !cur_str(c, "compressor", j->compressor, sizeof(j->compressor)) ||
         !cur_str(c, "err", j->err, sizeof(j->err)) || !cur_key(c, "st"))
         return false;
@@ -690,8 +713,7 @@ static bool read_row(struct cursor *c, size_t i)
     for (int b = 0; b < ZC_HIST_BUCKETS; b++)
         if (!cur_u64(c, &j->zs.compr_size_hist[b]))
             return false;
-    if (!cur_eol(c) || !cur_key(c, "epochs") || !cur_u64(c, &ne) ||
-        !cur_eol(c))
+    if (!cur_eol(c) || !cur_key(c, "epochs") || !cur_u64(c, &ne) || !cur_eol(c))
         return false;
     if (ne > (uint64_t)(c->end - c->p) / 24)
         return cur_fail(c, "more epochs than the file holds");
@@ -707,8 +729,7 @@ static bool read_row(struct cursor *c, size_t i)
             !cur_double(c, &x->est_disk_reads) ||
             !cur_double(c, &x->est_cost_ns) || !cur_double(c, &x->put_ns) ||
             !cur_double(c, &x->get_ns) || !cur_u64(c, &x->disk_reads) ||
-            !cur_u64(c, &x->zc_hits) || !cur_u64(c, &x->pc_hits) ||
-            !cur_eol(c))
+            !cur_u64(c, &x->zc_hits) || !cur_u64(c, &x->pc_hits) || !cur_eol(c))
             return false;
     }
     return true;
@@ -722,19 +743,66 @@ static double peak_mib(void)
     return getrusage(RUSAGE_SELF, &ru) ? 0 : (double)ru.ru_maxrss / 1024.0;
 }
 
+/* Replace job n's result by text t under name `ext` ("rows" or "failed"),
+ * the other name removed first: never both.  0, or -1 with a message in
+ * err[]. */
+static int put_result(const char *dir, size_t n, const char *ext,
+                      const struct text *t, char *err, size_t elen)
+{
+    char *keep = job_path(dir, n, ext),
+         *drop = job_path(dir, n, strcmp(ext, "rows") ? "rows" : "failed");
+    int rc = 0;
+
+    if (unlink(drop) && errno != ENOENT) {
+        snprintf(err, elen, "cannot remove %s: %s", drop, strerror(errno));
+        rc = -1;
+    } else if (write_atomic(keep, t)) {
+        snprintf(err, elen, "cannot write %s: %s", keep, strerror(errno));
+        rc = -1;
+    }
+    free(keep);
+    free(drop);
+    return rc;
+}
+
+/* A failed job's record: what failed, for --merge to say. */
+static int put_failure(const char *dir, size_t n, const char *msg, char *err,
+                       size_t elen)
+{
+    struct text t = {0};
+    int rc;
+
+    text_add(&t, FAILED_MAGIC "\nplan %016" PRIx64 "\njob %zu\n", plan_id, n);
+    text_str(&t, "error", msg);
+    rc = put_result(dir, n, "failed", &t, err, elen);
+    free(t.s);
+    return rc;
+}
+
+void plan_job_died(const char *dir, size_t n, const char *msg)
+{
+    char err[PATH_MAX + 128];
+
+    if (put_failure(dir, n, msg, err, sizeof(err)))
+        fprintf(stderr, NAME ": %s\n", err);
+}
+
 int plan_save_job(const char *dir, size_t n, double seconds)
 {
     const struct work *w = &works[n];
     const struct unit *u = &units[w->unit];
     struct text t = {0};
     char *done = job_path(dir, n, "rows"), *failed = job_path(dir, n, "failed");
-    char what[1400];
+    char what[1400], err[PATH_MAX + 128], msg[1400];
     int status = 0;
 
-    check_fingerprint(dir);
+    plan_check(dir);
     for (size_t i = w->first; i < w->first + w->n; i++)
-        if (rows[i].rc && !status)
+        if (rows[i].rc && !status) {
             status = rows[i].rc;
+            snprintf(msg, sizeof(msg), "row %s: %s",
+                     rows[i].label[0] ? rows[i].label : "-", rows[i].err);
+        }
     text_add(&t, ROWS_MAGIC "\nplan %016" PRIx64 "\njob %zu\nrows %zu %zu\n",
              plan_id, n, w->first, w->n);
     for (size_t i = w->first; i < w->first + w->n; i++)
@@ -746,19 +814,17 @@ int plan_save_job(const char *dir, size_t n, double seconds)
             text_add(&t, " %" PRIu64, u->curve_hits[i]);
         text_add(&t, "\n");
     }
-    text_add(&t, "end %zu\n", n);
-    /* one of the two names, never both: the other goes first */
-    if (unlink(status ? done : failed) && errno != ENOENT)
-        die(1, "cannot remove %s: %s", status ? done : failed,
-            strerror(errno));
-    if (write_atomic(status ? failed : done, &t))
-        die(1, "cannot write %s: %s", status ? failed : done, strerror(errno));
+    /* the last line checks every byte before it */
+    text_add(&t, "end %zu %016" PRIx64 "\n", n, fnv1a(t.s, t.len));
+    if (status ? put_failure(dir, n, msg, err, sizeof(err))
+               : put_result(dir, n, "rows", &t, err, sizeof(err)))
+        die(1, "%s", err);
     job_words(w, what, sizeof(what));
     fprintf(stderr,
             NAME ": job %zu of %zu (%s): %s in %.1f s, %" PRIu64
                  " requests, peak %.0f MiB; %s\n",
-            n, nworks, what, status ? "failed" : "done", seconds,
-            u->requests, peak_mib(), status ? failed : done);
+            n, nworks, what, status ? "failed" : "done", seconds, u->requests,
+            peak_mib(), status ? failed : done);
     free(t.s);
     free(done);
     free(failed);
@@ -766,6 +832,44 @@ int plan_save_job(const char *dir, size_t n, double seconds)
 }
 
 /* ---- --merge ------------------------------------------------------------ */
+
+/* Job n without rows: -1 when nothing says it ran; 1 when it failed, what
+ * failed in why[]. */
+static int load_failure(const char *dir, size_t n, char *why, size_t wlen)
+{
+    char *p = job_path(dir, n, "failed"), *text, msg[1024] = "";
+    struct cursor c;
+    uint64_t id = 0, job = 0;
+    size_t len;
+
+    if (!(text = read_all(p, &len))) {
+        int e = errno;
+        free(p);
+        if (e == ENOENT)
+            return -1;
+        snprintf(why, wlen, "failed: cannot read its record: %s", strerror(e));
+        return 1;
+    }
+    c = (struct cursor){.p = text, .end = text + len, .path = p, .line = 1};
+    if (len > strlen(FAILED_MAGIC) &&
+        !memcmp(text, FAILED_MAGIC "\n", strlen(FAILED_MAGIC) + 1)) {
+        c.p += strlen(FAILED_MAGIC) + 1;
+        c.line++;
+        if (cur_key(&c, "plan") && sscanf(c.p, "%16" SCNx64, &id) == 1) {
+            c.p += strcspn(c.p, "\n");
+            if (cur_eol(&c) && cur_key(&c, "job") && cur_u64(&c, &job) &&
+                cur_eol(&c))
+                cur_str(&c, "error", msg, sizeof(msg));
+        }
+    }
+    if (id != plan_id || job != n)
+        snprintf(why, wlen, "failed, by %s (not this plan's record)", p);
+    else
+        snprintf(why, wlen, "failed: %s", msg[0] ? msg : "(no message)");
+    free(text);
+    free(p);
+    return 1;
+}
 
 /* Job n's rows from DIR/results/job-n.rows into rows[]: 0; -1 when there is
  * none; 1 when it failed or is not whole (why in why[]). */
@@ -780,11 +884,7 @@ static int load_job(const char *dir, size_t n, char *why, size_t wlen)
     int rc = 1;
 
     if (!(text = read_all(p, &len))) {
-        char *f = job_path(dir, n, "failed");
-        struct stat sb;
-        rc = stat(f, &sb) ? -1 : 1;
-        snprintf(why, wlen, "%s", rc < 0 ? "" : "its rows failed (see its log)");
-        free(f);
+        rc = load_failure(dir, n, why, wlen);
         free(p);
         return rc;
     }
@@ -802,7 +902,7 @@ static int load_job(const char *dir, size_t n, char *why, size_t wlen)
     if (!cur_eol(&c))
         goto out;
     if (id != plan_id) {
-        cur_fail(&c, "rows of another plan made in this directory");
+        cur_fail(&c, "rows of another plan, not this one");
         goto out;
     }
     if (!cur_key(&c, "job") || !cur_u64(&c, &job) || !cur_eol(&c) ||
@@ -833,10 +933,20 @@ static int load_job(const char *dir, size_t n, char *why, size_t wlen)
         u->curve_accesses = acc;
         u->curve_distinct = dist;
     }
-    if (!cur_key(&c, "end") || !cur_u64(&c, &job) || !cur_eol(&c) ||
-        job != n || c.p != c.end) {
-        cur_fail(&c, "not whole (no 'end' where it should be)");
-        goto out;
+    {
+        const char *end_at = c.p;
+        uint64_t sum;
+        if (!cur_key(&c, "end") || !cur_u64(&c, &job) || job != n ||
+            sscanf(c.p, "%16" SCNx64, &sum) != 1 ||
+            (c.p += strspn(c.p, "0123456789abcdef"), !cur_eol(&c)) ||
+            c.p != c.end) {
+            cur_fail(&c, "not whole (no 'end' where it should be)");
+            goto out;
+        }
+        if (sum != fnv1a(text, (size_t)(end_at - text))) {
+            cur_fail(&c, "changed since it was written (its checksum differs)");
+            goto out;
+        }
     }
     rc = 0;
 out:
@@ -878,7 +988,7 @@ void plan_load_all(const char *dir)
 
     if (!missing || !failed)
         die(1, "%s", "out of memory");
-    check_fingerprint(dir);
+    plan_check(dir);
     for (size_t n = 0; n < nworks; n++) {
         int rc = load_job(dir, n, why, sizeof(why));
         if (rc < 0)

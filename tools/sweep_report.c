@@ -128,8 +128,9 @@ static void csv_rows(FILE *f)
         out_replay_csv(f, &j->st);
         fprintf(f, ",%" PRIu64, j->mrc_hits);
         out_zcache_csv(f, j->have_zs ? &j->zs : NULL);
-        fprintf(f, ",%.3f,%.3f,%.3f,%.3f,%.1f,%.3f\n", c.compress_ms, c.wasted_ms,
-                c.decompress_ms, c.cpu_ms, (double)o.prices.disk_ns / 1e3, c.saved_ms);
+        fprintf(f, ",%.3f,%.3f,%.3f,%.3f,%.1f,%.3f\n", c.compress_ms,
+                c.wasted_ms, c.decompress_ms, c.cpu_ms,
+                (double)o.prices.disk_ns / 1e3, c.saved_ms);
     }
 }
 
@@ -279,9 +280,8 @@ static void table(void)
                " %6.2f%% %5.1f%% %7.3f %9.2f %9.2f %9.1f%s\n",
                first, w, j->spec[0] ? j->label : "off", j->st.accesses,
                pc_rate(&j->st), zc_rate(&j->st), j->st.disk_reads,
-               mem_rate(&j->st),
-               pct(j->st.zc_stored, j->st.zc_puts), density(&j->zs), c.cpu_ms,
-               c.wasted_ms, c.saved_ms,
+               mem_rate(&j->st), pct(j->st.zc_stored, j->st.zc_puts),
+               density(&j->zs), c.cpu_ms, c.wasted_ms, c.saved_ms,
                o.memory && nstatic && i == best ? "  <- fewest disk reads"
                                                 : "");
     }
@@ -300,9 +300,10 @@ static void table(void)
                    (double)(jobs[best].st.disk_reads ? jobs[best].st.disk_reads
                                                      : 1),
                jobs[best].share,
-               ((double)j->st.disk_reads * (double)o.prices.disk_ns / 1e6 + c.cpu_ms) /
-                   ((double)jobs[cheapest].st.disk_reads * (double)o.prices.disk_ns /
-                        1e6 +
+               ((double)j->st.disk_reads * (double)o.prices.disk_ns / 1e6 +
+                c.cpu_ms) /
+                   ((double)jobs[cheapest].st.disk_reads *
+                        (double)o.prices.disk_ns / 1e6 +
                     cb.cpu_ms),
                jobs[cheapest].share);
     }
@@ -325,7 +326,8 @@ static void table_footer(void)
            "wasted on rejects, decompress; %s).\n",
            baseline() ? "disk reads fewer than at share 0" : "zcache hits",
            (double)o.prices.disk_ns / 1e3,
-           o.prices.put_ns ? "fixed prices, --cpu-price" : "thread CPU time measured");
+           o.prices.put_ns ? "fixed prices, --cpu-price"
+                           : "thread CPU time measured");
 }
 
 /* PREFIX.csv, PREFIX.dat and PREFIX.gp, then gnuplot if it is there. */
@@ -418,8 +420,8 @@ static void plot(void)
                     j->pc_pages != jobs[i].pc_pages || (!j->cap_bytes && k > i))
                     continue;
                 fprintf(f, "%.4f %.3f %.3f %.3f\n",
-                        (double)j->cap_bytes / 1048576.0,
-                        pc_rate(&j->st), zc_rate(&j->st), mem_rate(&j->st));
+                        (double)j->cap_bytes / 1048576.0, pc_rate(&j->st),
+                        zc_rate(&j->st), mem_rate(&j->st));
             }
         }
     }
@@ -563,8 +565,8 @@ static void plot_together(void)
                  jobs[cheapest].share);
         ls[nl++] = jobs[cheapest].share;
     }
-    if (split_log_plot_together(NAME, prefix, label, o.memory, csvs,
-                                titles, n, ls, lt, nl))
+    if (split_log_plot_together(NAME, prefix, label, o.memory, csvs, titles, n,
+                                ls, lt, nl))
         exit(1);
     free(csvs);
     free(titles);
@@ -579,7 +581,8 @@ static void table_curve(void)
            cur->curve_accesses, cur->curve_distinct, "pages", "hits", "hit%");
     for (size_t i = 0; i < o.nmrc; i++)
         printf("%12" PRIu64 " %12" PRIu64 " %8.4f%%\n", o.mrc_pages[i],
-               cur->curve_hits[i], pct(cur->curve_hits[i], cur->curve_accesses));
+               cur->curve_hits[i],
+               pct(cur->curve_hits[i], cur->curve_accesses));
 }
 
 /* The plots of the trace in view (--plot). */
@@ -644,4 +647,3 @@ void report_output(void)
             table_curve();
     }
 }
-

@@ -1758,9 +1758,24 @@ static void make_works(void)
     }
 }
 
+/* --run-job: an error exit while the job runs leaves its record, so that
+ * --merge says the job failed (and why) rather than that it never ran. */
+static void job_died(void)
+{
+    static int once;
+
+    if (!once++)
+        plan_job_died(o.run_dir, o.run_job, cli_last_error());
+}
+
+static char **free_given; /* main()'s copy of argv */
+
 /* Everything main() made, at its end. */
 static void free_all(void)
 {
+    for (char **g = free_given; g && *g; g++)
+        free(*g);
+    free(free_given);
     for (size_t i = 0; i < nrows; i++)
         free(rows[i].epochs);
     free(rows);
@@ -1783,6 +1798,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < argc; i++)
         given[i] = xstrdup(argv[i]);
     parse_args(argc, argv);
+    free_given = given;
     collect_units();
     for (size_t i = 0; i < nunits; i++)
         setup_unit(&units[i], i);
@@ -1806,6 +1822,10 @@ int main(int argc, char **argv)
         if (o.run_dir && o.run_job >= nworks)
             die(2, "--run-job %s %zu: the plan has jobs 0 to %zu", o.run_dir,
                 o.run_job, nworks - 1);
+        if (o.run_dir) {
+            plan_check(o.run_dir); /* before the work, not after it */
+            cli_init(NAME, job_died);
+        }
         if (!(ws = malloc(n * sizeof(*ws))))
             die(1, "%s", "out of memory");
         for (size_t i = 0; i < n; i++)

@@ -1,0 +1,310 @@
+#!/usr/bin/env bash
+# zcache-sweep's plans (tools/sweep_plan.c): a sweep cut into jobs that run
+# anywhere, in any order, from any working directory, and merged into what
+# a one-machine run of the same arguments writes.  The merge takes only
+# whole results of this plan: a job missing, cut short, bit-flipped or of
+# another plan is named and refused, never merged.  The traces are two
+# small shipped ones, copied (with their packs) into a scratch directory
+# and named by relative paths, so that the plan has to find them again.
+# The CPU prices are fixed, so every column but the measured thread times
+# (the zcache's *_ns counters) is the same in every run.
+#   sweep_plan.sh SWEEP TRACES_DIR
+set -u
+abs() { (cd "$(dirname "$1")" && echo "$PWD/$(basename "$1")"); }
+sweep=$(abs "$1") traces=$(abs "$2")
+. "$(dirname "$0")/tool_test.sh"
+
+w=$tmp/w # where the plans are made and the local runs run
+elsewhere=$tmp/elsewhere # where their jobs run and merge
+mkdir -p "$w/d" "$elsewhere" || exit 1
+for t in build-c sqlite-oltp; do
+  cp "$traces/$t.zca" "$traces/$t.zcp" "$w/d/" || exit 1
+done
+# (page caches where every row's zcache compresses, few enough evictions
+# for a sanitizer build)
+args=(--page-cache 2000,4000 --capacity 0,1M --cpu-price put=6us,get=7us
+  --memo 64M)
+two=(d/build-c.zca d/sqlite-oltp.zca)
+
+# from DIR CMD...: CMD run in DIR.
+from() { (cd "$1" && shift && exec "$@"); }
+# The CSV without its timing columns (names with _ns: compress_ns,
+# compress_ns_rejected, decompress_ns, compress_ns_estimates).
+csv_nons() {
+  awk "$csv_awk"'
+    NR == 1 { n = split_csv($0, h); for (i = 1; i <= n; i++) keep[i] = h[i] !~ /_ns(_|$)/ }
+    { n = split_csv($0, f); s = ""
+      for (i = 1; i <= n; i++) if (keep[i]) s = s "," f[i]
+      print substr(s, 2) }' "$1"
+}
+# The JSON without its timing keys.
+json_nons() { sed -E 's/"[A-Za-z_]*_ns(_[a-z]+)?":-?[0-9]+,?//g' "$1"; }
+# same WHAT A B: files A and B are equal, or a FAIL line with their diff.
+same() {
+  cmp -s "$2" "$3" || bad "$1: $(diff "$2" "$3" | head -4 | cut -c1-240)"
+}
+# The value of a number key of manifest.json (jq may be absent).
+manifest_num() {
+  sed -n "s/^  \"$2\": \([0-9]*\),\$/\1/p" "$1/manifest.json"
+}
+# The jobs missing that --merge DIR lists (its last expect()'s stderr).
+missing() { sed -n 's/.*; missing (never ran, or still running): //p' "$tmp/err"; }
+
+# Two traces at two page-cache sizes: four jobs, said on standard output
+# and in manifest.json; nothing runs.
+cd "$w" || exit 1
+"$sweep" --plan plan "${args[@]}" "${two[@]}" >"$tmp/plan.out" 2>"$tmp/err" ||
+  bad "--plan: $(cat "$tmp/err")"
+grep -q "^plan plan: 4 jobs (2 traces, 8 rows)" "$tmp/plan.out" ||
+  bad "--plan of 2 traces x 2 page caches: $(head -1 "$tmp/plan.out")"
+grep -q "(N = 0 \.\. 3)" "$tmp/plan.out" || bad "--plan: $(cat "$tmp/plan.out")"
+[ "$(manifest_num plan jobs)" = 4 ] && [ "$(manifest_num plan traces)" = 2 ] &&
+  [ "$(manifest_num plan rows)" = 8 ] ||
+  bad "manifest.json: jobs $(manifest_num plan jobs), traces $(manifest_num plan traces)"
+[ -z "$(ls plan/results)" ] || bad "--plan ran jobs: $(ls plan/results)"
+cd "$elsewhere" || exit 1
+plan=../w/plan # jobs and merges from elsewhere, by a relative path
+
+# A directory that holds a plan is not planned over.
+sum0=$(cat "$w/plan/plan.args" "$w/plan/fingerprint" | cksum)
+expect 2 "plan: holds a plan already" from "$w" "$sweep" --plan plan \
+  --page-cache 500 d/build-c.zca
+[ "$(cat "$w/plan/plan.args" "$w/plan/fingerprint" | cksum)" = "$sum0" ] ||
+  bad "a refused --plan changed the plan there"
+
+# The merge of a plan not run lists every job; of one half run, the
+# others; and writes nothing, neither output nor plot.
+expect 1 "4 of 4 jobs not done" "$sweep" --merge "$plan" --plot "$tmp/none"
+[ "$(missing)" = "0-3" ] || bad "--merge before any job: missing '$(missing)', not '0-3'"
+[ ! -s "$tmp/out" ] && ! compgen -G "$tmp/none*" >/dev/null ||
+  bad "--merge of no jobs wrote: $(head -c 200 "$tmp/out") $(compgen -G "$tmp/none*")"
+# (two at once: jobs share the plan, nothing else)
+"$sweep" --run-job "$plan" 0 2>"$tmp/err0" & p0=$!
+"$sweep" --run-job "$plan" 2 2>"$tmp/err2" & p2=$!
+wait "$p0" || bad "--run-job 0: $(cat "$tmp/err0")"
+wait "$p2" || bad "--run-job 2: $(cat "$tmp/err2")"
+grep -q "job 0 of 4 (d/build-c.zca, page cache 2000 pages, 2 rows): done" \
+  "$tmp/err0" || bad "--run-job 0 said: $(cat "$tmp/err0")"
+expect 1 "2 of 4 jobs not done" "$sweep" --merge "$plan"
+[ "$(missing)" = "1, 3" ] || bad "--merge after jobs 0 and 2: missing '$(missing)', not '1, 3'"
+[ ! -s "$tmp/out" ] || bad "--merge of half the jobs wrote: $(head -c 200 "$tmp/out")"
+"$sweep" --run-job "$plan" 1 --jobs 2 2>"$tmp/err" || bad "--run-job 1: $(cat "$tmp/err")"
+"$sweep" --run-job "$plan" 3 --jobs 2 2>"$tmp/err" || bad "--run-job 3: $(cat "$tmp/err")"
+
+# The merge from elsewhere writes what a local run from where the plan
+# was made writes: text the same, CSV, JSON and plots the same but for the
+# timings; the plot's script too, written for the same prefix.
+P=$w/plots/x
+mkdir -p "$w/plots"
+"$sweep" --merge "$plan" --output csv --plot "$P" >"$tmp/m.csv" 2>"$tmp/err" ||
+  bad "--merge --output csv --plot: $(cat "$tmp/err")"
+mv "$w/plots" "$w/mplots"
+mkdir -p "$w/plots"
+"$sweep" --merge "$plan" >"$tmp/m.txt" 2>"$tmp/err" || bad "--merge: $(cat "$tmp/err")"
+"$sweep" --merge "$plan" --output json >"$tmp/m.json" 2>"$tmp/err" ||
+  bad "--merge --output json: $(cat "$tmp/err")"
+cd "$w" || exit 1
+"$sweep" "${args[@]}" "${two[@]}" --output csv --plot "$P" >"$tmp/l.csv" \
+  2>"$tmp/err" || bad "local --output csv --plot: $(cat "$tmp/err")"
+"$sweep" "${args[@]}" "${two[@]}" >"$tmp/l.txt" 2>"$tmp/err" ||
+  bad "local: $(cat "$tmp/err")"
+"$sweep" "${args[@]}" "${two[@]}" --output json >"$tmp/l.json" 2>"$tmp/err" ||
+  bad "local --output json: $(cat "$tmp/err")"
+cd "$elsewhere" || exit 1
+[ "$(wc -l <"$tmp/l.csv")" = 9 ] || bad "local CSV: $(wc -l <"$tmp/l.csv") lines, not 9"
+csv_nons "$tmp/l.csv" >"$tmp/l.nons.csv"
+[ $(($(csv_width "$tmp/l.csv" 0) - $(csv_width "$tmp/l.nons.csv" 0))) = 4 ] ||
+  bad "the CSV's timing columns are not the four *_ns"
+same "--merge text and a local run" "$tmp/m.txt" "$tmp/l.txt"
+csv_nons "$tmp/m.csv" >"$tmp/m.nons.csv"
+same "--merge --output csv and a local run (timings aside)" "$tmp/m.nons.csv" "$tmp/l.nons.csv"
+json_nons "$tmp/m.json" >"$tmp/m.nons.json"
+json_nons "$tmp/l.json" >"$tmp/l.nons.json"
+grep -q '_ns' "$tmp/l.nons.json" &&
+  bad "JSON timing keys left: $(grep -o '"[a-z_]*_ns[a-z_]*"' "$tmp/l.nons.json" | sort -u)"
+grep -q '"compressions":[1-9]' "$tmp/l.nons.json" || bad "local JSON: no zcache compressed"
+same "--merge --output json and a local run (timings aside)" "$tmp/m.nons.json" "$tmp/l.nons.json"
+n=0
+for f in "$w"/plots/x-*; do
+  b=${f##*/}
+  case $b in
+    *.dat | *.gp) same "plot $b" "$w/mplots/$b" "$f" ;;
+    *.csv)
+      csv_nons "$f" >"$tmp/l.p.csv"
+      csv_nons "$w/mplots/$b" >"$tmp/m.p.csv"
+      same "plot $b (timings aside)" "$tmp/m.p.csv" "$tmp/l.p.csv"
+      ;;
+    *) continue ;;
+  esac
+  n=$((n + 1))
+done
+[ "$n" = 6 ] || bad "plots: $n of x-{build-c,sqlite-oltp}.zca.{csv,dat,gp}: $(ls "$w/plots")"
+# A relative --plot is taken from where the merge runs, not the plan's
+"$sweep" --merge "$plan" --plot rel >/dev/null 2>"$tmp/err" ||
+  bad "--merge --plot rel: $(cat "$tmp/err")"
+[ -f rel-build-c.zca.dat ] && cmp -s rel-build-c.zca.dat "$w/plots/x-build-c.zca.dat" ||
+  bad "--merge --plot rel from elsewhere: $(ls)"
+
+# A job run again (its old rows gone) makes the same rows but for the
+# timings, and leaves only whole results behind.
+csv_nspos=$(head -1 "$tmp/l.csv" | tr , '\n' | grep '^zcache\.' | grep -n '_ns' |
+  cut -d: -f1 | tr '\n' ' ')
+[ "$csv_nspos" = "27 28 29 35 " ] || bad "the zcache's timing fields are at $csv_nspos"
+# The rows with the timings masked: the "zs" line is the zcache's counters
+# in the order of the CSV's zcache.* columns (one field list); the "end"
+# line's checksum covers them, so it goes too.
+rows_nons() {
+  awk -v pos="$csv_nspos" 'BEGIN { n = split(pos, p, " ") }
+    $1 == "zs" { for (i = 1; i <= n; i++) $(p[i] + 1) = "-" }
+    $1 == "end" { $3 = "-" } { print }' "$1"
+}
+res=$w/plan/results
+mv "$res/job-0.rows" "$tmp/job-0.first"
+"$sweep" --run-job "$plan" 0 --jobs 2 2>"$tmp/err" || bad "--run-job 0 again: $(cat "$tmp/err")"
+rows_nons "$tmp/job-0.first" >"$tmp/j0.a"
+rows_nons "$res/job-0.rows" >"$tmp/j0.b"
+grep -q '^zs [1-9]' "$tmp/j0.a" || bad "job 0's rows: no zcache row: $(head -20 "$tmp/j0.a")"
+same "job 0 run twice (timings aside)" "$tmp/j0.a" "$tmp/j0.b"
+"$sweep" --merge "$plan" --output csv >"$tmp/m2.csv" 2>"$tmp/err" ||
+  bad "--merge after job 0 again: $(cat "$tmp/err")"
+csv_nons "$tmp/m2.csv" >"$tmp/m2.nons.csv"
+same "--merge after job 0 ran again (timings aside)" "$tmp/m2.nons.csv" "$tmp/m.nons.csv"
+[ "$(ls "$res" | tr '\n' ' ')" = "job-0.rows job-1.rows job-2.rows job-3.rows " ] ||
+  bad "results/ holds more than the jobs' rows: $(ls -a "$res")"
+
+# Rows that are not this job's whole rows: refused naming the job, exit
+# 1, nothing written.  refused WHAT: job 1's file as it is now.
+cp "$res/job-1.rows" "$tmp/job-1.good"
+refused() {
+  expect 1 "job 1: .*job-1.rows" "$sweep" --merge "$plan" --output csv
+  [ ! -s "$tmp/out" ] || bad "$1: --merge wrote $(wc -l <"$tmp/out") lines"
+  cp "$tmp/job-1.good" "$res/job-1.rows"
+}
+# cut in the middle
+head -c $(($(wc -c <"$tmp/job-1.good") / 2)) "$tmp/job-1.good" >"$res/job-1.rows"
+refused "job-1.rows cut in half"
+# ... or just before its end
+head -c $(($(wc -c <"$tmp/job-1.good") - 2)) "$tmp/job-1.good" >"$res/job-1.rows"
+refused "job-1.rows without its last bytes"
+# one bit flipped in a count (the last digit of the first row's requests:
+# still a number, another one)
+at=$(awk '$1 == "st" { print off + length("st ") + length($2) - 1; exit }
+  { off += length($0) + 1 }' "$tmp/job-1.good")
+b=$(od -An -tu1 -j "$at" -N1 "$tmp/job-1.good" | tr -d ' ')
+# shellcheck disable=SC2059
+printf "$(printf '\\%03o' $((b ^ 1)))" |
+  dd of="$res/job-1.rows" bs=1 seek="$at" conv=notrunc status=none
+cmp -s "$res/job-1.rows" "$tmp/job-1.good" && bad "the bit flip changed nothing"
+refused "job-1.rows with one bit flipped in a count"
+# another job's rows under its name
+cp "$res/job-0.rows" "$res/job-1.rows"
+refused "job-0.rows as job-1.rows"
+# the same job of another plan of the same arguments (another directory)
+from "$w" "$sweep" --plan plan2 "${args[@]}" "${two[@]}" >/dev/null 2>"$tmp/err" ||
+  bad "a second --plan: $(cat "$tmp/err")"
+"$sweep" --run-job "$w/plan2" 1 --jobs 2 2>"$tmp/err" || bad "plan2 --run-job 1: $(cat "$tmp/err")"
+cp "$w/plan2/results/job-1.rows" "$res/job-1.rows"
+refused "plan2's job-1.rows"
+"$sweep" --merge "$plan" --output csv >"$tmp/m3.csv" 2>"$tmp/err" ||
+  bad "--merge with the good rows back: $(cat "$tmp/err")"
+[ "$(csv_nons "$tmp/m3.csv")" = "$(cat "$tmp/m.nons.csv")" ] ||
+  bad "--merge with the good rows back differs"
+
+# --run-job of no job, of no plan, of a plan whose trace changed: exit
+# 2, saying so.
+expect 2 "run-job .*plan 4: the plan has jobs 0 to 3" "$sweep" --run-job "$plan" 4
+expect 2 "run-job .*plan x: want a job number" "$sweep" --run-job "$plan" x
+expect 2 "run-job .*plan -1: want a job number" "$sweep" --run-job "$plan" -1
+expect 2 "run-job .*plan 1x: want a job number" "$sweep" --run-job "$plan" 1x
+mkdir -p "$tmp/noplan"
+expect 2 "noplan: no plan there" "$sweep" --run-job "$tmp/noplan" 0
+expect 2 "noplan: no plan there" "$sweep" --merge "$tmp/noplan"
+expect 2 "nodir: No such file" "$sweep" --run-job "$tmp/nodir" 0
+mkdir -p "$w/c"
+cp "$traces/build-c.zca" "$traces/build-c.zcp" "$w/c/"
+from "$w" "$sweep" --plan cplan --page-cache 2000 --capacity 0 c/build-c.zca \
+  >/dev/null 2>"$tmp/err" || bad "--plan of c/build-c.zca: $(cat "$tmp/err")"
+touch -d 2001-01-01 "$w/c/build-c.zca" # the same bytes, another time
+expect 2 "cplan: the sweep is no longer the one planned.*c/build-c.zca" \
+  "$sweep" --run-job "$w/cplan" 0
+expect 2 "cplan: the sweep is no longer the one planned" "$sweep" --merge "$w/cplan"
+head -c 200000 "$traces/build-c.zca" >"$w/c/build-c.zca" # other bytes
+expect 2 "c/build-c.zca" "$sweep" --run-job "$w/cplan" 0
+[ -z "$(ls "$w/cplan/results")" ] || bad "a refused --run-job wrote $(ls "$w/cplan/results")"
+
+# A job that fails as it runs (a page the pack lacks, met when evicted):
+# its failure is kept (job-N.failed), and the merge lists it as failed,
+# not as never run or still running.
+printf 'zca-text 1\nmeta page_size 4096\n0.000000001 r 7:0 999999 0 1\n0.000000002 r 7:0 141 0 1\n0.000000003 r 7:0 141 1 1\nend\n' \
+  >"$w/miss.zca"
+from "$w" "$sweep" --plan fplan --content "pack:$traces/grep-src.zcp" \
+  --page-cache 1 --capacity 1M miss.zca >/dev/null 2>"$tmp/err" ||
+  bad "--plan of miss.zca: $(cat "$tmp/err")"
+expect 2 "page (dev 7340032, inode 999999, index 0) is not in it" \
+  "$sweep" --run-job "$w/fplan" 0
+[ -f "$w/fplan/results/job-0.failed" ] ||
+  bad "a job that failed left no job-0.failed (results/: $(ls "$w/fplan/results"))"
+expect 1 "fplan: 1 of 1 jobs not done" "$sweep" --merge "$w/fplan"
+grep -q "failed or unreadable: 0$" "$tmp/err" && [ -z "$(missing)" ] ||
+  bad "--merge of a job that failed: $(cat "$tmp/err")"
+
+# Collections.  A directory: a trace each (its packs skipped), rows
+# equal to those of the same traces named one by one.
+one=(--page-cache 2000 --capacity 0 --cpu-price put=6us,get=7us --memo 64M)
+grep ',2000,lru,"off",' "$tmp/m.csv" >"$tmp/off.csv"
+[ "$(wc -l <"$tmp/off.csv")" = 2 ] ||
+  bad "the plan's rows at 2000 pages without a zcache: $(cat "$tmp/off.csv")"
+from "$w" "$sweep" --plan dplan "${one[@]}" d >"$tmp/plan.out" 2>"$tmp/err" ||
+  bad "--plan of a directory: $(cat "$tmp/err")"
+grep -q "^plan dplan: 2 jobs (2 traces, 2 rows)" "$tmp/plan.out" &&
+  [ "$(manifest_num "$w/dplan" jobs)" = 2 ] ||
+  bad "--plan of a directory: $(head -1 "$tmp/plan.out")"
+for j in 0 1; do
+  "$sweep" --run-job "$w/dplan" $j 2>"$tmp/err" || bad "dplan --run-job $j: $(cat "$tmp/err")"
+done
+"$sweep" --merge "$w/dplan" --output csv >"$tmp/d.csv" 2>"$tmp/err" ||
+  bad "dplan --merge: $(cat "$tmp/err")"
+tail -n +2 "$tmp/d.csv" >"$tmp/d.rows"
+same "a directory's rows and its traces' named" "$tmp/d.rows" "$tmp/off.csv"
+# A manifest with paths relative to its directory, the plan made, run and
+# merged in three other directories (its order is the manifest's).
+mkdir -p "$w/lists" "$tmp/third"
+printf '# two traces, from this directory\n../d/sqlite-oltp.zca\n\n../d/build-c.zca\n' \
+  >"$w/lists/two.txt"
+"$sweep" --plan mplan "${one[@]}" --manifest ../w/lists/two.txt \
+  >"$tmp/plan.out" 2>"$tmp/err" || bad "--plan --manifest: $(cat "$tmp/err")"
+grep -q "^plan mplan: 2 jobs (2 traces, 2 rows)" "$tmp/plan.out" ||
+  bad "--plan --manifest: $(head -1 "$tmp/plan.out")"
+for j in 0 1; do
+  from "$w" "$sweep" --run-job "$elsewhere/mplan" $j 2>"$tmp/err" ||
+    bad "mplan --run-job $j from another directory: $(cat "$tmp/err")"
+done
+from "$tmp/third" "$sweep" --merge ../elsewhere/mplan --output csv >"$tmp/mf.csv" \
+  2>"$tmp/err" || bad "mplan --merge from a third directory: $(cat "$tmp/err")"
+[ "$(csv_get "$tmp/mf.csv" 1 trace) $(csv_get "$tmp/mf.csv" 2 trace)" = \
+  "../w/lists/../d/sqlite-oltp.zca ../w/lists/../d/build-c.zca" ] ||
+  bad "--manifest: traces $(cut -d, -f1 "$tmp/mf.csv" | tr '\n' ' ')"
+[ "$(tail -n +2 "$tmp/mf.csv" | cut -d, -f4- | sort)" = \
+  "$(cut -d, -f4- "$tmp/off.csv" | sort)" ] ||
+  bad "--manifest's rows are not its traces': $(cut -c1-200 "$tmp/mf.csv")"
+# --join: one trace, one stream (two recordings: synthetic contents)
+from "$w" "$sweep" --plan jplan --join --content synth "${one[@]}" d \
+  >"$tmp/plan.out" 2>"$tmp/err" || bad "--plan --join: $(cat "$tmp/err")"
+grep -q "^plan jplan: 1 jobs (1 trace, 1 rows)" "$tmp/plan.out" &&
+  [ "$(manifest_num "$w/jplan" traces)" = 1 ] ||
+  bad "--plan --join: $(head -1 "$tmp/plan.out")"
+"$sweep" --run-job "$w/jplan" 0 2>"$tmp/err" || bad "jplan --run-job 0: $(cat "$tmp/err")"
+"$sweep" --merge "$w/jplan" --output csv >"$tmp/j.csv" 2>"$tmp/err" ||
+  bad "jplan --merge: $(cat "$tmp/err")"
+[ "$(wc -l <"$tmp/j.csv")" = 2 ] &&
+  [ "$(csv_get "$tmp/j.csv" 1 trace)" = "d/build-c.zca d/sqlite-oltp.zca" ] &&
+  [ "$(csv_get "$tmp/j.csv" 1 accesses)" = \
+    "$(($(csv_get "$tmp/d.csv" 1 accesses) + $(csv_get "$tmp/d.csv" 2 accesses)))" ] ||
+  bad "--join: $(cut -c1-200 "$tmp/j.csv")"
+
+if [ "$fail" = 0 ]; then
+  echo "sweep_plan: ok in ${SECONDS}s"
+else
+  echo "sweep_plan: FAILED (the FAIL lines above) in ${SECONDS}s"
+fi
+exit "$fail"
