@@ -188,13 +188,14 @@ echo "merged: $(q "$plan")/result.txt, result.csv, result.json"
 EOF
 chmod +x "$plan/slurm/task.sh" "$plan/slurm/merge.sh"
 
-common=(--parsable --cpus-per-task="$cpus" "${extra[@]}")
-[ -z "$time_limit" ] || common+=(--time="$time_limit")
+shared=("${extra[@]}")
+[ -z "$time_limit" ] || shared+=(--time="$time_limit")
+common=(--parsable --cpus-per-task="$cpus" "${shared[@]}")
 submit() { # LABEL SBATCH-ARGS...: prints the job id (dry run: LABEL)
   local label=$1
   shift
   if [ "$dry" = 1 ]; then
-    printf 'sbatch' >&2
+    printf 'would run: sbatch' >&2
     printf ' %q' "$@" >&2
     printf '\n' >&2
     echo "$label"
@@ -236,12 +237,14 @@ dep=$(
   IFS=:
   echo "${ids[*]}"
 )
-merge=$(submit dry-run-merge --parsable "${extra[@]}" --job-name=zcache-sweep-merge \
-  --cpus-per-task=1 --mem=1024M --dependency="afterok:$dep" \
+# the merge reads rows and writes tables: small, whatever the jobs took
+merge=$(submit dry-run-merge --parsable "${shared[@]}" --job-name=zcache-sweep-merge \
+  --cpus-per-task=1 --mem=512M --dependency="afterok:$dep" \
   --kill-on-invalid-dep=yes --output="$plan/logs/merge.log" "$plan/slurm/merge.sh")
 
 ranges=$(printf '%s\n' "${list[@]}" | awk 'NR==1{a=b=$1;next} $1==b+1{b=$1;next}
   {printf "%s%s,", a, (a==b?"":"-" b); a=b=$1} END{printf "%s%s\n", a, (a==b?"":"-" b)}')
+[ "$dry" = 0 ] || echo "$me: dry run: nothing was submitted (the job ids below stand for those sbatch would print)"
 cat <<EOF
 $me: $plan: ${#list[@]} of $njobs jobs ($ranges) as Slurm array job${ids[1]:+s} ${ids[*]}, ${cpus} CPU and ${mem} MiB each; merge job $merge after all succeed
 follow:  squeue -j $(

@@ -212,7 +212,7 @@ grep -q '"compress_ns":[1-9]' "$plan/result.json" || bad "no compression time in
 # A lost job: --merge names it; --only submits it alone, and a new merge
 # job writes the same table again.
 rm -f "$plan/results/job-5.rows" "$plan/result.csv"
-expect 1 "missing (never ran, or still running): 5$" "$sweep" --merge "$plan"
+expect 1 "missing (never ran, still running, or killed): 5$" "$sweep" --merge "$plan"
 bash "$scripts/slurm-sweep.sh" --only 5 --sweep "$sweep" "$plan" >"$tmp/submit2.out" 2>&1 ||
   bad "slurm-sweep.sh --only 5 failed: $(cat "$tmp/submit2.out")"
 grep -q "1 of 8 jobs (5)" "$tmp/submit2.out" || bad "--only 5: $(cat "$tmp/submit2.out")"
@@ -222,6 +222,6 @@ wait_jobs "$ids" 600 || bad "job 5 again did not end"
   bad "CSV after job 5 ran again differs"
 
 [ $fail = 0 ] || { show_logs; exit 1; }
-echo "the merged table ($plan/result.txt):"
+echo "the merged table:"
 cat "$plan/result.txt"
 echo "slurm_sweep: ok (8 jobs, 32 rows, merged through Slurm equal to the local run; a lost job resubmitted)"

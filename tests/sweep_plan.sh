@@ -48,7 +48,7 @@ manifest_num() {
   sed -n "s/^  \"$2\": \([0-9]*\),\$/\1/p" "$1/manifest.json"
 }
 # The jobs missing that --merge DIR lists (its last expect()'s stderr).
-missing() { sed -n 's/.*; missing (never ran, or still running): //p' "$tmp/err"; }
+missing() { sed -n 's/.*; missing (never ran, still running, or killed): //p' "$tmp/err"; }
 
 # Two traces at two page-cache sizes: four jobs, said on standard output
 # and in manifest.json; nothing runs.
@@ -230,7 +230,10 @@ expect 2 "cplan: the sweep is no longer the one planned.*c/build-c.zca" \
 expect 2 "cplan: the sweep is no longer the one planned" "$sweep" --merge "$w/cplan"
 head -c 200000 "$traces/build-c.zca" >"$w/c/build-c.zca" # other bytes
 expect 2 "c/build-c.zca" "$sweep" --run-job "$w/cplan" 0
-[ -z "$(ls "$w/cplan/results")" ] || bad "a refused --run-job wrote $(ls "$w/cplan/results")"
+# a refused job leaves its reason, never rows
+[ "$(ls "$w/cplan/results")" = job-0.failed ] &&
+  grep -q "no longer the one planned" "$w/cplan/results/job-0.failed" ||
+  bad "a refused --run-job wrote $(ls "$w/cplan/results"): $(cat "$w/cplan/results/"* 2>&1)"
 
 # A job that fails as it runs (a page the pack lacks, met when evicted):
 # its failure is kept (job-N.failed), and the merge lists it as failed,
@@ -269,7 +272,7 @@ same "a directory's rows and its traces' named" "$tmp/d.rows" "$tmp/off.csv"
 # A manifest with paths relative to its directory, the plan made, run and
 # merged in three other directories (its order is the manifest's).
 mkdir -p "$w/lists" "$tmp/third"
-printf '# two traces, from this directory\n../d/sqlite-oltp.zca\n\n../d/build-c.zca\n' \
+printf '# two traces, from this directory\n../d/sqlite-oltp.zca  # the first\n\n../d/build-c.zca\n' \
   >"$w/lists/two.txt"
 "$sweep" --plan mplan "${one[@]}" --manifest ../w/lists/two.txt \
   >"$tmp/plan.out" 2>"$tmp/err" || bad "--plan --manifest: $(cat "$tmp/err")"
@@ -287,10 +290,22 @@ from "$tmp/third" "$sweep" --merge ../elsewhere/mplan --output csv >"$tmp/mf.csv
 [ "$(tail -n +2 "$tmp/mf.csv" | cut -d, -f4- | sort)" = \
   "$(cut -d, -f4- "$tmp/off.csv" | sort)" ] ||
   bad "--manifest's rows are not its traces': $(cut -c1-200 "$tmp/mf.csv")"
+# Op streams and other traces in one collection: refused as such first
+# (not for the --page-cache that the op stream alone would refuse).
+expect 2 "op streams (.zct) and traces in one sweep" "$sweep" --plan "$w/oplan" \
+  "${one[@]}" "$w/d/build-c.zca" "$traces/build-c.kernel.zct"
+# A relative --plot is kept from where the plan was made: the merge,
+# run elsewhere, writes and names the same files.
+mkdir -p "$w/pics"
+from "$w" "$sweep" --plan pplan "${one[@]}" --plot pics/p d/build-c.zca \
+  >/dev/null 2>"$tmp/err" || bad "--plan --plot: $(cat "$tmp/err")"
+grep -q "\"$w/pics/p\"" "$w/pplan/manifest.json" ||
+  bad "a relative --plot is not kept absolute: $(grep arguments "$w/pplan/manifest.json")"
+
 # --join: one trace, one stream (two recordings: synthetic contents)
 from "$w" "$sweep" --plan jplan --join --content synth "${one[@]}" d \
   >"$tmp/plan.out" 2>"$tmp/err" || bad "--plan --join: $(cat "$tmp/err")"
-grep -q "^plan jplan: 1 jobs (1 trace, 1 rows)" "$tmp/plan.out" &&
+grep -q "^plan jplan: 1 job (1 trace, 1 row)" "$tmp/plan.out" &&
   [ "$(manifest_num "$w/jplan" traces)" = 1 ] ||
   bad "--plan --join: $(head -1 "$tmp/plan.out")"
 "$sweep" --run-job "$w/jplan" 0 2>"$tmp/err" || bad "jplan --run-job 0: $(cat "$tmp/err")"

@@ -298,20 +298,23 @@ static void job_words(const struct work *w, char *out, size_t n)
 /* A bound on the memory job w takes, in bytes: the page cache's model
  * (about 128 bytes a page, the LRU curve's as much again), every row's
  * zcache at its capacity plus a quarter for metadata, the memo (--memo,
- * which a group with a zcache fills up to its size at most), and 64 MiB
- * for the rest.  An op stream's rows run a thread each, so all at once. */
+ * which the rows with a zcache fill up to its size at most), and 128 MiB
+ * for the rest (the reader, the content source's blocks, the threads; the
+ * shipped traces peak at 72 MiB with no memo).  An op stream's rows run
+ * a thread each, so all at once.  A job whose peak passes its bound says
+ * so in its summary line. */
 static uint64_t job_memory(const struct work *w)
 {
-    uint64_t b = 64ull << 20, caps = 0;
+    uint64_t b = 128ull << 20, caps = 0;
     bool zc = false;
 
     for (size_t i = w->first; i < w->first + w->n; i++) {
         caps += rows[i].cap_bytes + rows[i].cap_bytes / 4;
-        zc |= rows[i].cap_bytes != 0;
+        zc |= rows[i].cap_bytes != 0 || rows[i].adaptive;
     }
     if (w->kind != WORK_OPS)
         b += rows[w->first].pc_pages * 256;
-    if (w->kind == WORK_GROUP && zc)
+    if (zc)
         b += o.memo_mb << 20;
     return b + caps;
 }
@@ -398,6 +401,18 @@ static void json_str(struct text *t, const char *s)
     text_add(t, "\"");
 }
 
+/* argv[i] as the plan keeps it: a relative --plot prefix made absolute,
+ * so that a merge run anywhere writes (and names) the same files. */
+static const char *stored_arg(char **argv, int i, const char *cwd)
+{
+    static char buf[PATH_MAX + 1100];
+
+    if (i < 2 || strcmp(argv[i - 1], "--plot") || argv[i][0] == '/')
+        return argv[i];
+    snprintf(buf, sizeof(buf), "%s/%s", cwd, argv[i]);
+    return buf;
+}
+
 static const char *const kind_name[] = {"page-cache size", "adaptive row",
                                         "op stream"};
 
@@ -442,7 +457,7 @@ void plan_write(const char *dir, int argc, char **argv)
     text_add(&args, "argc %d\n", argc - 3);
     for (int i = 1; i < argc; i++)
         if (i != o.plan_argi && i != o.plan_argi + 1)
-            text_str(&args, "arg", argv[i]);
+            text_str(&args, "arg", stored_arg(argv, i, cwd));
     text_add(&man, "{\n  \"tool\": \"zcache-sweep\",\n  \"libzcache\": ");
     json_str(&man, zc_version());
     text_add(&man, ",\n  \"plan\": \"%016" PRIx64 "\",\n  \"made_in\": ", id);
@@ -451,7 +466,7 @@ void plan_write(const char *dir, int argc, char **argv)
     for (int i = 1, n = 0; i < argc; i++)
         if (i != o.plan_argi && i != o.plan_argi + 1) {
             text_add(&man, "%s", n++ ? ", " : "");
-            json_str(&man, argv[i]);
+            json_str(&man, stored_arg(argv, i, cwd));
         }
     text_add(&man, "],\n  \"traces\": %zu,\n  \"rows\": %zu,\n", nunits, nrows);
     for (size_t w = 0; w < nworks; w++)
@@ -480,13 +495,14 @@ void plan_write(const char *dir, int argc, char **argv)
             die(1, "cannot write %s: %s", p, strerror(errno));
         free(p);
     }
-    printf("plan %s: %zu jobs (%zu trace%s, %zu rows), each up to %" PRIu64
+    printf("plan %s: %zu job%s (%zu trace%s, %zu row%s), each up to %" PRIu64
            " MiB of memory\n"
            "run each:   " NAME " --run-job %s N    (N = 0 .. %zu)\n"
            "then:       " NAME " --merge %s\n"
            "on Slurm:   scripts/slurm-sweep.sh %s\n",
-           dir, nworks, nunits, nunits > 1 ? "s" : "", nrows,
-           (mem_max + (1u << 20) - 1) >> 20, dir, nworks - 1, dir, dir);
+           dir, nworks, nworks != 1 ? "s" : "", nunits, nunits != 1 ? "s" : "",
+           nrows, nrows != 1 ? "s" : "", (mem_max + (1u << 20) - 1) >> 20, dir,
+           nworks - 1, dir, dir);
     free(args.s);
     free(fp.s);
     free(man.s);
@@ -593,15 +609,21 @@ void plan_command(int *argc, char ***argv)
         nav[n++] = (char *)ov_plot;
     }
     if (!merge) {
-        /* one CPU-bound job a task: the threads Slurm gave it, else one */
+        /* one CPU-bound job a task: --run-job's --jobs, else the threads
+         * Slurm gave it, else the plan's --jobs, else one */
         static char njobs_arg[24];
         const char *s = getenv("SLURM_CPUS_PER_TASK");
-        snprintf(njobs_arg, sizeof(njobs_arg), "%s",
-                 ov_jobs   ? ov_jobs
-                 : s && *s ? s
-                           : "1");
-        nav[n++] = "--jobs";
-        nav[n++] = njobs_arg;
+        bool planned = false;
+        for (size_t i = 1; i + 1 < n; i++)
+            planned |= !strcmp(nav[i], "--jobs");
+        if (ov_jobs || (s && *s) || !planned) {
+            snprintf(njobs_arg, sizeof(njobs_arg), "%s",
+                     ov_jobs   ? ov_jobs
+                     : s && *s ? s
+                               : "1");
+            nav[n++] = "--jobs";
+            nav[n++] = njobs_arg;
+        }
     }
     free(text);
     free(p);
@@ -794,6 +816,7 @@ int plan_save_job(const char *dir, size_t n, double seconds)
     struct text t = {0};
     char *done = job_path(dir, n, "rows"), *failed = job_path(dir, n, "failed");
     char what[1400], err[PATH_MAX + 128], msg[1400];
+    double peak, bound;
     int status = 0;
 
     plan_check(dir);
@@ -820,11 +843,18 @@ int plan_save_job(const char *dir, size_t n, double seconds)
                : put_result(dir, n, "rows", &t, err, sizeof(err)))
         die(1, "%s", err);
     job_words(w, what, sizeof(what));
+    peak = peak_mib();
+    bound = (double)job_memory(w) / 1048576.0;
     fprintf(stderr,
             NAME ": job %zu of %zu (%s): %s in %.1f s, %" PRIu64
-                 " requests, peak %.0f MiB; %s\n",
-            n, nworks, what, status ? "failed" : "done", seconds, u->requests,
-            peak_mib(), status ? failed : done);
+                 " accesses, peak %.0f MiB of %.0f planned; %s\n",
+            n, nworks, what, status ? "failed" : "done", seconds,
+            rows[w->first].st.accesses, peak, bound, status ? failed : done);
+    if (peak > bound)
+        fprintf(stderr,
+                NAME ": job %zu took more memory than the plan's bound: "
+                     "give slurm-sweep.sh --mem %.0f (or more)\n",
+                n, peak * 1.25);
     free(t.s);
     free(done);
     free(failed);
@@ -898,13 +928,13 @@ static int load_job(const char *dir, size_t n, char *why, size_t wlen)
     c.line++;
     if (!cur_key(&c, "plan") || sscanf(c.p, "%16" SCNx64, &id) != 1)
         goto out;
-    c.p += strcspn(c.p, "\n");
-    if (!cur_eol(&c))
-        goto out;
     if (id != plan_id) {
         cur_fail(&c, "rows of another plan, not this one");
         goto out;
     }
+    c.p += strcspn(c.p, "\n");
+    if (!cur_eol(&c))
+        goto out;
     if (!cur_key(&c, "job") || !cur_u64(&c, &job) || !cur_eol(&c) ||
         !cur_key(&c, "rows") || !cur_u64(&c, &first) || !cur_u64(&c, &cnt) ||
         !cur_eol(&c))
@@ -996,6 +1026,9 @@ void plan_load_all(const char *dir)
         else if (rc > 0) {
             if (nf < 5)
                 fprintf(stderr, NAME ": job %zu: %s\n", n, why);
+            else if (nf == 5)
+                fprintf(stderr, NAME ": (the other jobs' reasons: --merge "
+                                     "after those are done, or their logs)\n");
             failed[nf++] = n;
         }
     }
@@ -1004,7 +1037,8 @@ void plan_load_all(const char *dir)
                 nworks);
         if (nm) {
             ranges(missing, nm, list, sizeof(list));
-            fprintf(stderr, "; missing (never ran, or still running): %s",
+            fprintf(stderr,
+                    "; missing (never ran, still running, or killed): %s",
                     list);
         }
         if (nf) {

@@ -1380,8 +1380,8 @@ static bool format_known(const char *name)
 }
 
 /* --manifest FILE: a trace a line, "PATH [format=NAME] [content=SPEC]";
- * blank lines and lines starting with '#' are skipped; a relative PATH
- * (or a content's file) is taken from FILE's directory. */
+ * a word starting with '#' begins a comment to the end of the line; a
+ * relative PATH (or a content's file) is taken from FILE's directory. */
 static void read_manifest(const char *file)
 {
     FILE *f = fopen(file, "r");
@@ -1412,7 +1412,7 @@ static void read_manifest(const char *file)
                 die(1, "%s", "out of memory");
             snprintf(path, n, "%s/%s", dir, tok);
         }
-        while ((tok = strtok_r(NULL, " \t\r\n", &save))) {
+        while ((tok = strtok_r(NULL, " \t\r\n", &save)) && tok[0] != '#') {
             if (!strncmp(tok, "format=", 7) && !format && tok[7]) {
                 if (!format_known(tok + 7))
                     die(2, "%s:%zu: format=%s: no such format (zcache-replay "
@@ -1492,6 +1492,10 @@ static void setup_unit(struct unit *u, size_t idx)
 {
     trace_refuse_non_regular(u->paths, u->npaths);
     u->is_ops = sniff_ops(u->paths[0]);
+    if (idx && u->is_ops != units[0].is_ops)
+        die(2, "%s and %s: op streams (.zct) and traces in one sweep: their "
+               "page caches differ (sweep them apart)",
+            units[0].paths[0], u->paths[0]);
     if (u->is_ops) {
         zc_ops_reader *r;
         char err[512];
@@ -1541,10 +1545,6 @@ static void setup_unit(struct unit *u, size_t idx)
         if (rc)
             die(trace_content_status(rc), "%s", msg);
     }
-    if (idx && u->is_ops != units[0].is_ops)
-        die(2, "%s and %s: op streams (.zct) and traces in one sweep: their "
-               "page caches differ (sweep them apart)",
-            units[0].paths[0], u->paths[0]);
 }
 
 /* Each trace's plot prefix: --plot's for one trace, PREFIX-NAME for
@@ -1629,7 +1629,8 @@ static void split_lists(void)
             ncap = 1;
         }
         if (!units[0].is_ops && !npc)
-            die(2, "%s", "--page-cache LIST is needed");
+            die(2, "%s", "--page-cache LIST is needed: the page-cache sizes "
+                         "to model (op streams alone take none)");
     }
 }
 
@@ -1823,8 +1824,8 @@ int main(int argc, char **argv)
             die(2, "--run-job %s %zu: the plan has jobs 0 to %zu", o.run_dir,
                 o.run_job, nworks - 1);
         if (o.run_dir) {
-            plan_check(o.run_dir); /* before the work, not after it */
             cli_init(NAME, job_died);
+            plan_check(o.run_dir); /* before the work, not after it */
         }
         if (!(ws = malloc(n * sizeof(*ws))))
             die(1, "%s", "out of memory");
