@@ -37,7 +37,8 @@ Slurm job array, and a merge job that runs after all of them succeed.
   --time T           time limit per task (sbatch --time), e.g. 2:00:00
   --partition P      --account A      --qos Q      (passed to sbatch)
   --only LIST        submit only these jobs, e.g. 3,7-9 (as --merge lists them)
-  --max-running K    at most K tasks of the array at once
+  --max-running K    at most K tasks of an array at once (per array, when the
+                     plan is cut into several under MaxArraySize)
   --setup LINE       a shell line every task runs first (module load ...)
   --dry-run          write the job scripts and print the sbatch commands only
   --help
@@ -90,16 +91,21 @@ done
   usage >&2
   exit 2
 }
-is_count() { [[ $1 =~ ^[1-9][0-9]{0,5}$ ]]; }
+is_count() { [[ $1 =~ ^[1-9][0-9]{0,8}$ ]]; } # 1 to 999999999
 is_count "$cpus" && [ "$cpus" -le 64 ] || die "--cpus $cpus: want 1 to 64"
-[ -z "$mem" ] || is_count "$mem" || die "--mem $mem: want MiB, a whole number"
+[ -z "$mem" ] || is_count "$mem" || die "--mem $mem: want MiB, 1 to 999999999"
 [ -z "$max_running" ] || is_count "$max_running" ||
   die "--max-running $max_running: want a whole number above 0"
 [[ $setup != *$'\n'* ]] || die "--setup: one line"
 
-# The plan, by absolute path (the tasks run elsewhere).
+# The plan, by absolute path (the tasks run elsewhere).  Its path goes into
+# job scripts and sbatch's --output patterns: control characters, '%'
+# (sbatch's pattern letters) and '\' are refused rather than escaped.
+plain_path() { [[ $1 != *[[:cntrl:]%\\]* ]]; }
+plain_path "$plan" || die "$(printf '%q' "$plan"): a plan path with control characters, '%' or '\\': move the plan"
 [ -d "$plan" ] || die "$plan: no such directory (make it with zcache-sweep --plan)"
 plan=$(cd "$plan" && pwd -P)
+plain_path "$plan" || die "$(printf '%q' "$plan"): a plan path with control characters, '%' or '\\': move the plan"
 [ -f "$plan/plan.args" ] && [ -f "$plan/manifest.json" ] ||
   die "$plan: not a plan (no plan.args and manifest.json: zcache-sweep --plan makes them)"
 # manifest.json's "jobs" and "memory_mb", each on a line of its own
@@ -122,8 +128,9 @@ if [ -z "$sweep" ]; then
     sweep=$(cd "$(dirname "$0")/.." && pwd -P)/build/tools/zcache-sweep
   fi
 fi
+[ -f "$sweep" ] && [ -x "$sweep" ] || die "$sweep: no zcache-sweep there (--sweep PATH, or build it)"
 case $sweep in /*) ;; *) sweep=$(cd "$(dirname "$sweep")" && pwd -P)/$(basename "$sweep") ;; esac
-[ -x "$sweep" ] || die "$sweep: no zcache-sweep there (--sweep PATH, or build it)"
+plain_path "$sweep" || die "$(printf '%q' "$sweep"): a binary path with control characters, '%' or '\\'"
 made_by=$(sed -n 's/^libzcache [0-9]*:\(.*\)$/\1/p' "$plan/plan.args")
 runs=$("$sweep" --version | sed -n 's/.*(libzcache \(.*\))$/\1/p')
 [ "$made_by" = "$runs" ] ||
@@ -135,11 +142,13 @@ if [ -z "$only" ]; then
   for ((n = 0; n < njobs; n++)); do list+=("$n"); done
 else
   list=()
+  [ -n "${only//[ ,]/}" ] || die "--only '$only': no job in it"
   IFS=, read -r -a parts <<<"${only// /}"
   for p in "${parts[@]}"; do
-    if [[ $p =~ ^([0-9]+)-([0-9]+)$ ]]; then
+    # at most 9 digits: bash's integers wrap silently past 2^63
+    if [[ $p =~ ^([0-9]{1,9})-([0-9]{1,9})$ ]]; then
       a=$((10#${BASH_REMATCH[1]})) b=$((10#${BASH_REMATCH[2]}))
-    elif [[ $p =~ ^[0-9]+$ ]]; then
+    elif [[ $p =~ ^[0-9]{1,9}$ ]]; then
       a=$((10#$p)) b=$a
     else
       die "--only $only: want job numbers and ranges, e.g. 3,7-9"
@@ -148,6 +157,8 @@ else
       die "--only $only: '$p' is not within the plan's jobs 0 to $((njobs - 1))"
     for ((n = a; n <= b; n++)); do list+=("$n"); done
   done
+  # in order, each once: the arrays below are cut from a sorted list
+  mapfile -t list < <(printf '%s\n' "${list[@]}" | sort -n -u)
 fi
 
 # Arrays stay under the cluster's MaxArraySize (task ids 0 .. max-1): job
@@ -184,7 +195,7 @@ for f in text csv json; do
   $(q "$sweep") --merge $(q "$plan") --output "\$f" >"\$out.tmp"
   mv -f "\$out.tmp" "\$out"
 done
-echo "merged: $(q "$plan")/result.txt, result.csv, result.json"
+echo merged: $(q "$plan/result.txt")
 EOF
 chmod +x "$plan/slurm/task.sh" "$plan/slurm/merge.sh"
 
@@ -201,7 +212,19 @@ submit() { # LABEL SBATCH-ARGS...: prints the job id (dry run: LABEL)
     echo "$label"
   else
     local out
-    out=$(sbatch "$@") || die "sbatch failed: $out"
+    if ! out=$(sbatch "$@" 2>&1); then
+      # what went in already must not run without its merge
+      if [ ${#ids[@]} -gt 0 ]; then
+        if command -v scancel >/dev/null && scancel "${ids[@]}"; then
+          echo "$me: cancelled the arrays submitted before: ${ids[*]}" >&2
+        else
+          echo "$me: the arrays submitted before still stand: ${ids[*]} (scancel them)" >&2
+        fi
+      fi
+      die "sbatch failed: ${out:-no message}"
+    fi
+    out=${out%%$'\n'*}
+    [[ ${out%%;*} =~ ^[0-9]+$ ]] || die "sbatch printed no job id: $out"
     echo "${out%%;*}"
   fi
 }

@@ -317,6 +317,66 @@ grep -q "^plan jplan: 1 job (1 trace, 1 row)" "$tmp/plan.out" &&
     "$(($(csv_get "$tmp/d.csv" 1 accesses) + $(csv_get "$tmp/d.csv" 2 accesses)))" ] ||
   bad "--join: $(cut -c1-200 "$tmp/j.csv")"
 
+# A blktrace capture is one file per CPU: every one of them is in the
+# fingerprint (a CPU's file changed, or one more, is a changed trace).
+le() { # VALUE BYTES: little-endian
+  local v=$1 n=$2 i s=""
+  for ((i = 0; i < n; i++)); do
+    s+=$(printf '\\x%02x' $((v & 255)))
+    v=$((v >> 8))
+  done
+  printf "%b" "$s"
+}
+blk() { # FILE CPU N FIRST_SECTOR: N queued 4 KiB reads
+  local i
+  for ((i = 0; i < $3; i++)); do
+    le $((0x65617407)) 4; le "$i" 4; le $((1000 * (i + 1) + $2)) 8
+    le $(($4 + 8 * (i % 40))) 8; le 4096 4; le 1 4; le 1 4
+    le $((8 << 20)) 4; le "$2" 4; le 0 2; le 0 2
+  done >"$1"
+}
+mkdir -p "$w/bt"
+blk "$w/bt/cap.blktrace.0" 0 60 0
+blk "$w/bt/cap.blktrace.1" 1 60 4096
+from "$w" "$sweep" --plan bplan --page-cache 8,64 --capacity 0 --memo 64M \
+  bt/cap.blktrace >/dev/null 2>"$tmp/err" || bad "--plan of a blktrace capture: $(cat "$tmp/err")"
+"$sweep" --run-job "$w/bplan" 0 2>"$tmp/err" || bad "bplan --run-job 0: $(cat "$tmp/err")"
+grep -q "120 accesses" "$tmp/err" || bad "bplan job 0 read not both CPUs' files: $(cat "$tmp/err")"
+blk "$w/bt/cap.blktrace.1" 1 61 4096 # CPU 1 recorded once more
+expect 2 "no longer the one planned.*cap.blktrace.1" "$sweep" --run-job "$w/bplan" 1
+blk "$w/bt/cap.blktrace.1" 1 60 4096
+touch -r "$w/bt/cap.blktrace.0" "$w/bt/cap.blktrace.1"
+from "$w" "$sweep" --plan bplan2 --page-cache 8 --capacity 0 --memo 64M \
+  bt/cap.blktrace >/dev/null 2>"$tmp/err" || bad "--plan bplan2: $(cat "$tmp/err")"
+blk "$w/bt/cap.blktrace.2" 2 10 9000 # a third CPU's file appears
+expect 2 "no longer the one planned.*cap.blktrace.2" "$sweep" --run-job "$w/bplan2" 0
+
+# A plan's own files: plan.args edited (one option changed) is refused by
+# its checksum; a FIFO or a directory where a job's rows should be is
+# refused at once, never waited on or read as missing.
+cp -r "$w/dplan" "$w/eplan"
+sed -i 's/^arg 4:2000$/arg 4:1000/' "$w/eplan/plan.args"
+grep -q '^arg 4:1000$' "$w/eplan/plan.args" || bad "the plan.args edit did not take"
+expect 2 "plan.args: changed since the plan was made" "$sweep" --run-job "$w/eplan" 0
+expect 2 "plan.args: changed since the plan was made" "$sweep" --merge "$w/eplan"
+cp -r "$w/dplan" "$w/fifoplan"
+rm -f "$w/fifoplan/results/job-1.rows"
+mkfifo "$w/fifoplan/results/job-1.rows"
+expect 1 "job-1.rows: not a regular file" timeout 20 "$sweep" --merge "$w/fifoplan"
+rm -f "$w/fifoplan/results/job-1.rows"
+mkdir "$w/fifoplan/results/job-1.rows"
+expect 1 "job-1.rows: not a regular file" "$sweep" --merge "$w/fifoplan"
+# What a job could not read again is refused when planning: a manifest
+# that is a pipe, a results/ that is a file.
+expect 2 "is no regular file: every job reads it again" "$sweep" --plan "$w/pipeplan" \
+  "${one[@]}" --manifest <(echo "$w/d/build-c.zca")
+mkdir -p "$w/badplan" && : >"$w/badplan/results"
+expect 2 "badplan/results is there and is no directory" "$sweep" --plan "$w/badplan" \
+  "${one[@]}" "$w/d/build-c.zca"
+# A manifest's content= that cannot be opened is named by its line.
+printf '%s content=bogus:1\n' "$w/d/build-c.zca" >"$w/lists/bad.txt"
+expect 2 "lists/bad.txt:1: content=bogus:1: " "$sweep" "${one[@]}" --manifest "$w/lists/bad.txt"
+
 if [ "$fail" = 0 ]; then
   echo "sweep_plan: ok in ${SECONDS}s"
 else

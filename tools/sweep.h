@@ -46,6 +46,7 @@ struct unit {
     const char *format;  /* --format, or the manifest's; NULL: sniffed */
     const char *content; /* the content source, resolved */
     bool content_set;    /* given (--content or the manifest), not found */
+    char *origin;        /* "FILE:LINE" of its manifest line, or NULL */
     const char *read_as; /* the format read ("zct" for an op stream) */
     bool is_ops;
     uint64_t requests;        /* its requests, once a pass has counted them */
@@ -155,7 +156,8 @@ void report_output(void);
 void plan_write(const char *dir, int argc, char **argv);
 /* argv is "--run-job DIR N [--jobs N]" or "--merge DIR [--output F]
  * [--plot P]": replaced by the plan's arguments (and those options), and
- * the process moves to the directory the plan was made in. */
+ * the process moves to the directory the plan was made in.  For
+ * --run-job, every error exit from here on records the job as failed. */
 void plan_command(int *argc, char ***argv);
 /* Exit (status 2) unless the plan in dir still describes what its
  * arguments make now (the traces and packs unchanged since --plan). */
@@ -163,9 +165,6 @@ void plan_check(const char *dir);
 /* Write job n's rows (after running them) atomically into the plan; a
  * failed row is written as the job's failure.  Returns the job's status. */
 int plan_save_job(const char *dir, size_t n, double seconds);
-/* Record job n as failed with msg, on its way out (an error exit while
- * it ran); says so on stderr if even that cannot be written. */
-void plan_job_died(const char *dir, size_t n, const char *msg);
 /* Read every job's rows back; a missing or failed job is listed by
  * number, and the merge then exits 1. */
 void plan_load_all(const char *dir);

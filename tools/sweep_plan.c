@@ -51,7 +51,8 @@
 #include "sweep.h"
 #include "trace_content.h"
 
-#define PLAN_MAGIC "zcache-sweep plan 1"
+#define PLAN_MAGIC "zcache-sweep plan 2"
+#define ARG_MAX_LEN 65536 /* bytes of an argument a plan keeps, with NUL */
 #define ROWS_MAGIC "zcache-sweep rows 1"
 #define FAILED_MAGIC "zcache-sweep failed job 1"
 
@@ -139,29 +140,52 @@ fail_closed:
     return -1;
 }
 
-/* The whole of file path (NUL-terminated) and its length; NULL with errno
- * when it cannot be read. */
+/* Why the last read_all() failed. */
+static const char *read_why;
+
+/* The whole of file path (NUL-terminated) and its length; NULL when it
+ * cannot be read, why in read_why (errno ENOENT when it does not exist).
+ * Only a regular file of at most READ_MAX bytes is read: a FIFO or a
+ * device in a plan directory is refused, not waited on or read forever. */
+#define READ_MAX (256u << 20)
 static char *read_all(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    struct stat sb;
+    FILE *f;
     char *s = NULL;
     size_t cap = 0, n = 0;
 
-    if (!f)
+    if (fd < 0) {
+        read_why = strerror(errno);
         return NULL;
+    }
+    if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_size > READ_MAX) {
+        read_why = !S_ISREG(sb.st_mode) ? "not a regular file"
+                                        : "larger than any a plan writes";
+        close(fd);
+        errno = EINVAL;
+        return NULL;
+    }
+    if (!(f = fdopen(fd, "rb"))) {
+        read_why = strerror(errno);
+        close(fd);
+        return NULL;
+    }
     for (;;) {
         if (n + 65536 + 1 > cap && !(s = realloc(s, cap = 2 * cap + 65536 + 1)))
             die(1, "%s", "out of memory");
         size_t got = fread(s + n, 1, 65536, f);
         n += got;
-        if (got < 65536)
+        if (got < 65536 || n > READ_MAX)
             break;
     }
-    if (ferror(f)) {
+    if (ferror(f) || n > READ_MAX) {
         int e = errno;
+        read_why = ferror(f) ? strerror(e) : "larger than any a plan writes";
         fclose(f);
         free(s);
-        errno = e;
+        errno = e ? e : EINVAL;
         return NULL;
     }
     fclose(f);
@@ -316,7 +340,16 @@ static uint64_t job_memory(const struct work *w)
         b += rows[w->first].pc_pages * 256;
     if (zc)
         b += o.memo_mb << 20;
+    /* every job makes every row of the plan (about 3.5 KiB each) */
+    b += (uint64_t)nrows * 4096 + (uint64_t)nunits * sizeof(struct unit);
     return b + caps;
+}
+
+static void file_line(struct text *t, const char *path, const struct stat *sb)
+{
+    text_add(t, "  file %s size %lld mtime %lld.%09ld\n", path,
+             (long long)sb->st_size, (long long)sb->st_mtim.tv_sec,
+             (long)sb->st_mtim.tv_nsec);
 }
 
 /* What the arguments made, as text: each trace with its files' sizes and
@@ -331,24 +364,30 @@ static void fingerprint(struct text *t)
                  u->is_ops ? "-" : u->content);
         for (size_t k = 0; k < u->npaths; k++) {
             struct stat sb;
-            char p[PATH_MAX + 16];
-            /* a blktrace base name stands for its per-CPU files */
+            char p[PATH_MAX + 32];
             snprintf(p, sizeof(p), "%s", u->paths[k]);
-            if (stat(p, &sb)) {
-                snprintf(p, sizeof(p), "%s.0", u->paths[k]);
-                if (stat(p, &sb))
-                    memset(&sb, 0, sizeof(sb));
+            if (!stat(p, &sb)) {
+                file_line(t, p, &sb);
+                continue;
             }
-            text_add(t, "  file %s size %lld mtime %lld.%09ld\n", p,
-                     (long long)sb.st_size, (long long)sb.st_mtim.tv_sec,
-                     (long)sb.st_mtim.tv_nsec);
+            /* a blktrace base name stands for its per-CPU files, .0, .1,
+             * ... up to the first missing one (as the reader takes them):
+             * each is fingerprinted, and so is where the list ends */
+            for (unsigned cpu = 0;; cpu++) {
+                snprintf(p, sizeof(p), "%s.%u", u->paths[k], cpu);
+                if (stat(p, &sb)) {
+                    text_add(t, "  no file %s\n", p);
+                    break;
+                }
+                file_line(t, p, &sb);
+            }
         }
         const char *cf = u->is_ops ? NULL : trace_content_file(u->content);
         struct stat sb;
-        if (cf && !stat(cf, &sb))
-            text_add(t, "  content file %s size %lld mtime %lld.%09ld\n", cf,
-                     (long long)sb.st_size, (long long)sb.st_mtim.tv_sec,
-                     (long)sb.st_mtim.tv_nsec);
+        if (cf && !stat(cf, &sb)) {
+            text_add(t, "  content");
+            file_line(t, cf, &sb);
+        }
     }
     text_add(t, "rows %zu\njobs %zu\n", nrows, nworks);
     for (size_t w = 0; w < nworks; w++) {
@@ -444,9 +483,21 @@ void plan_write(const char *dir, int argc, char **argv)
             if (mkdir(s, 0755) && errno != EEXIST)
                 die(2, "--plan %s: cannot make %s: %s", dir, s,
                     strerror(errno));
+            if (stat(s, &sb) || !S_ISDIR(sb.st_mode))
+                die(2, "--plan %s: %s is there and is no directory", dir, s);
             free(s);
         }
     }
+    /* what every job reads again must be there to read again */
+    if (o.manifest && (stat(o.manifest, &sb) || !S_ISREG(sb.st_mode)))
+        die(2,
+            "--plan: --manifest %s is no regular file: every job reads it "
+            "again (write it to a file)",
+            o.manifest);
+    for (int i = 1; i < argc; i++)
+        if (strlen(stored_arg(argv, i, cwd)) >= ARG_MAX_LEN)
+            die(2, "--plan: an argument of %zu bytes (a plan keeps at most %d)",
+                strlen(argv[i]), ARG_MAX_LEN - 1);
     fingerprint(&fp);
     id = plan_id_of(&fp);
     /* the arguments but --plan DIR */
@@ -458,6 +509,10 @@ void plan_write(const char *dir, int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (i != o.plan_argi && i != o.plan_argi + 1)
             text_str(&args, "arg", stored_arg(argv, i, cwd));
+    /* the job count (checked before a job starts), and a checksum of
+     * every byte before it: an edited plan is refused */
+    text_add(&args, "jobs %zu\n", nworks);
+    text_add(&args, "sum %016" PRIx64 "\n", fnv1a(args.s, args.len));
     text_add(&man, "{\n  \"tool\": \"zcache-sweep\",\n  \"libzcache\": ");
     json_str(&man, zc_version());
     text_add(&man, ",\n  \"plan\": \"%016" PRIx64 "\",\n  \"made_in\": ", id);
@@ -510,7 +565,10 @@ void plan_write(const char *dir, int argc, char **argv)
 
 /* ---- --run-job and --merge: the plan's arguments ------------------------ */
 
-static uint64_t plan_id;
+static void job_died(void);
+
+static uint64_t plan_id, plan_jobs;
+static const char *run_dir_early; /* --run-job's plan, once it is known */
 static char **plan_argv; /* the plan's arguments: main()'s argv from here on */
 
 void plan_command(int *argc, char ***argv)
@@ -521,7 +579,7 @@ void plan_command(int *argc, char ***argv)
     struct cursor c;
     size_t len, n = 0;
     uint64_t nargs;
-    char cwd[PATH_MAX], ver[64], buf[8192];
+    char cwd[PATH_MAX], ver[64], *buf = malloc(ARG_MAX_LEN);
     const char *ov_output = NULL, *ov_plot = NULL, *ov_jobs = NULL;
 
     if (*argc < (merge ? 3 : 4))
@@ -542,6 +600,9 @@ void plan_command(int *argc, char ***argv)
     /* the few options that belong to this run, not to the plan */
     for (int i = merge ? 3 : 4; i < *argc; i += 2) {
         const char *a = av[i], *v = i + 1 < *argc ? av[i + 1] : NULL;
+        if (a[0] != '-')
+            die(2, "%s %s: '%s': one plan at a time%s", mode, av[2], a,
+                merge ? "" : ", one job at a time");
         if (!v)
             die(2, "%s %s: option %s needs a value", mode, av[2], a);
         if (merge && !strcmp(a, "--output"))
@@ -567,8 +628,7 @@ void plan_command(int *argc, char ***argv)
     }
     p = plan_path(dir, "plan.args");
     if (!(text = read_all(p, &len)))
-        die(2, "%s %s: no plan there (%s: %s)", mode, av[2], p,
-            strerror(errno));
+        die(2, "%s %s: no plan there (%s: %s)", mode, av[2], p, read_why);
     c = (struct cursor){.p = text, .end = text + len, .path = p, .line = 1};
     if (len < strlen(PLAN_MAGIC) + 1 ||
         memcmp(text, PLAN_MAGIC "\n", strlen(PLAN_MAGIC) + 1))
@@ -586,20 +646,57 @@ void plan_command(int *argc, char ***argv)
         die(2, "%s: %s", p, "no plan id");
     while (c.p < c.end && *c.p != '\n')
         c.p++;
+    if (!buf)
+        die(1, "%s", "out of memory");
     if (!cur_eol(&c) || !cur_str(&c, "cwd", cwd, sizeof(cwd)) ||
-        !cur_key(&c, "argc") || !cur_u64(&c, &nargs) || !cur_eol(&c) ||
-        nargs > 100000)
-        die(2, "%s", c.err[0] ? c.err : "too many arguments");
+        !cur_key(&c, "argc") || !cur_u64(&c, &nargs) || !cur_eol(&c))
+        die(2, "%s", c.err);
+    if (nargs > 100000)
+        die(2, "%s:%zu: %" PRIu64 " arguments: not a plan's", p, c.line - 1,
+            nargs);
     nav = plan_argv = calloc(nargs + 8, sizeof(*nav));
     if (!nav)
         die(1, "%s", "out of memory");
     nav[n++] = av[0];
     for (uint64_t i = 0; i < nargs; i++) {
-        if (!cur_str(&c, "arg", buf, sizeof(buf)))
+        if (!cur_str(&c, "arg", buf, ARG_MAX_LEN))
             die(2, "%s", c.err);
+        /* a job never plots: a --plot whose folder is gone is no matter */
+        if (!merge && !strcmp(buf, "--plot") && i + 1 < nargs) {
+            if (!cur_str(&c, "arg", buf, ARG_MAX_LEN))
+                die(2, "%s", c.err);
+            i++;
+            continue;
+        }
         if (!(nav[n++] = strdup(buf)))
             die(1, "%s", "out of memory");
     }
+    {
+        const char *sum_at;
+        uint64_t sum = 0;
+        if (!cur_key(&c, "jobs") || !cur_u64(&c, &plan_jobs) || !cur_eol(&c))
+            die(2, "%s", c.err);
+        sum_at = c.p;
+        if (!cur_key(&c, "sum") || sscanf(c.p, "%16" SCNx64, &sum) != 1)
+            die(2, "%s", c.err[0] ? c.err : "want a checksum");
+        c.p += strspn(c.p, "0123456789abcdef");
+        if (!cur_eol(&c) || c.p != c.end)
+            die(2, "%s:%zu: want the end of the plan", p, c.line);
+        if (sum != fnv1a(text, (size_t)(sum_at - text)))
+            die(2,
+                "%s: changed since the plan was made (its checksum "
+                "differs): make the plan again",
+                p);
+    }
+    if (!merge) {
+        if (o.run_job >= plan_jobs)
+            die(2, "--run-job %s %zu: the plan has jobs 0 to %" PRIu64, av[2],
+                o.run_job, plan_jobs - 1);
+        /* from here on an error exit is the job's failure, kept */
+        run_dir_early = dir;
+        cli_init(NAME, job_died);
+    }
+    free(buf);
     if (ov_output) {
         nav[n++] = "--output";
         nav[n++] = (char *)ov_output;
@@ -648,7 +745,7 @@ void plan_check(const char *dir)
     size_t len, line = 1, at = 0;
 
     if (!(then = read_all(p, &len)))
-        die(2, "%s: %s", p, strerror(errno));
+        die(2, "%s: %s", p, read_why);
     fingerprint(&now);
     while (at < len && at < now.len && then[at] == now.s[at])
         line += then[at++] == '\n';
@@ -657,8 +754,9 @@ void plan_check(const char *dir)
         while (a > then && a[-1] != '\n')
             a--, b--;
         die(2,
-            "%s: the sweep is no longer the one planned (the traces or their "
-            "contents changed since): %s line %zu was '%.*s', now '%.*s'",
+            "%s: the sweep is no longer the one planned (its traces or "
+            "their contents changed since, or the plan's files): %s line "
+            "%zu was '%.*s', now '%.*s'",
             dir, p, line, (int)strcspn(a, "\n"), a, (int)strcspn(b, "\n"), b);
     }
     free(then);
@@ -801,11 +899,17 @@ static int put_failure(const char *dir, size_t n, const char *msg, char *err,
     return rc;
 }
 
-void plan_job_died(const char *dir, size_t n, const char *msg)
+/* --run-job: an error exit once the job is known leaves its record, so
+ * that --merge says the job failed (and why) rather than that it never
+ * ran.  (A job killed by a signal leaves none: the merge lists it as
+ * missing, "or killed".) */
+static void job_died(void)
 {
+    static int once;
     char err[PATH_MAX + 128];
 
-    if (put_failure(dir, n, msg, err, sizeof(err)))
+    if (!once++ && put_failure(run_dir_early, o.run_job, cli_last_error(), err,
+                               sizeof(err)))
         fprintf(stderr, NAME ": %s\n", err);
 }
 
@@ -874,11 +978,11 @@ static int load_failure(const char *dir, size_t n, char *why, size_t wlen)
 
     if (!(text = read_all(p, &len))) {
         int e = errno;
+        if (e != ENOENT)
+            snprintf(why, wlen, "failed: cannot read its record %s: %s", p,
+                     read_why);
         free(p);
-        if (e == ENOENT)
-            return -1;
-        snprintf(why, wlen, "failed: cannot read its record: %s", strerror(e));
-        return 1;
+        return e == ENOENT ? -1 : 1;
     }
     c = (struct cursor){.p = text, .end = text + len, .path = p, .line = 1};
     if (len > strlen(FAILED_MAGIC) &&
@@ -914,7 +1018,10 @@ static int load_job(const char *dir, size_t n, char *why, size_t wlen)
     int rc = 1;
 
     if (!(text = read_all(p, &len))) {
-        rc = load_failure(dir, n, why, wlen);
+        if (errno == ENOENT)
+            rc = load_failure(dir, n, why, wlen);
+        else
+            snprintf(why, wlen, "%s: %s", p, read_why);
         free(p);
         return rc;
     }

@@ -1434,6 +1434,12 @@ static void read_manifest(const char *file)
             die(1, "%s", "out of memory");
         paths[0] = path;
         add_unit(paths, 1, format, content);
+        if (content) {
+            size_t n = strlen(file) + 32;
+            if (!(units[nunits - 1].origin = malloc(n)))
+                die(1, "%s", "out of memory");
+            snprintf(units[nunits - 1].origin, n, "%s:%zu", file, lineno);
+        }
     }
     if (ferror(f))
         die(2, "--manifest %s: %s", file, strerror(errno));
@@ -1536,9 +1542,13 @@ static void setup_unit(struct unit *u, size_t idx)
         }
         zc_trace_close(t);
         if ((rc = zc_content_open(u->content, o.page_size, &c, err,
-                                  sizeof(err))))
+                                  sizeof(err)))) {
+            if (u->origin) /* the manifest's content= */
+                die(trace_content_status(rc), "%s: content=%s: %s", u->origin,
+                    u->content, err);
             die(trace_content_status(rc),
                 u->content_set ? "--content: %s" : "%s", err);
+        }
         rc = trace_content_check_each(u->paths, u->npaths, &to, c, msg,
                                       sizeof(msg));
         zc_content_close(c);
@@ -1759,16 +1769,6 @@ static void make_works(void)
     }
 }
 
-/* --run-job: an error exit while the job runs leaves its record, so that
- * --merge says the job failed (and why) rather than that it never ran. */
-static void job_died(void)
-{
-    static int once;
-
-    if (!once++)
-        plan_job_died(o.run_dir, o.run_job, cli_last_error());
-}
-
 static char **free_given; /* main()'s copy of argv */
 
 /* Everything main() made, at its end. */
@@ -1823,10 +1823,8 @@ int main(int argc, char **argv)
         if (o.run_dir && o.run_job >= nworks)
             die(2, "--run-job %s %zu: the plan has jobs 0 to %zu", o.run_dir,
                 o.run_job, nworks - 1);
-        if (o.run_dir) {
-            cli_init(NAME, job_died);
+        if (o.run_dir)
             plan_check(o.run_dir); /* before the work, not after it */
-        }
         if (!(ws = malloc(n * sizeof(*ws))))
             die(1, "%s", "out of memory");
         for (size_t i = 0; i < n; i++)
