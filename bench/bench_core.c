@@ -62,6 +62,7 @@
 #include <lzo/lzo1x.h>
 
 #include "pages.h"
+#include "threads.h"
 #include "zcache.h"
 
 #define BENCH_NAME "zc-bench-core"
@@ -235,6 +236,7 @@ typedef struct bench_opts {
     const char *allocator; /* a registered name, or NULL for all */
     bool json;
     bool one_file; /* key every page as page i of one file */
+    unsigned threads; /* --threads N: also N threads on one cache; 0: not */
 } bench_opts;
 
 static void usage(FILE *out)
@@ -259,6 +261,9 @@ static void usage(FILE *out)
             "  --allocator A    allocator to measure, or 'all' (default all)\n"
             "  --one-file       key all pages as one file (inode 1, index =\n"
             "                   page number): metadata without per-file cost\n"
+            "  --threads N      also put and get from N threads (2 to 64) into\n"
+            "                   one cache, against 1 thread, with the\n"
+            "                   --allocator given (default: zsmalloc)\n"
             "  --json           print one JSON object instead of the report\n"
             "  --help           print this help\n"
             "\n"
@@ -295,6 +300,7 @@ static void parse_args(int argc, char **argv, bench_opts *o, size_t page_size)
     o->allocator = NULL;
     o->json = false;
     o->one_file = false;
+    o->threads = 0;
 
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -332,7 +338,8 @@ static void parse_args(int argc, char **argv, bench_opts *o, size_t page_size)
             continue;
         }
         if (strcmp(opt, "--dir") != 0 && strcmp(opt, "--pages") != 0 &&
-            strcmp(opt, "--runs") != 0 && strcmp(opt, "--allocator") != 0)
+            strcmp(opt, "--runs") != 0 && strcmp(opt, "--allocator") != 0 &&
+            strcmp(opt, "--threads") != 0)
             bench_bad_arg("unknown option '%s'", arg);
         if (!val) {
             if (i + 1 >= argc)
@@ -350,6 +357,8 @@ static void parse_args(int argc, char **argv, bench_opts *o, size_t page_size)
                                                  ZC_CAPACITY_MAX / page_size);
         } else if (strcmp(opt, "--runs") == 0) {
             o->runs = (unsigned)bench_parse_count(opt, val, 1, BENCH_MAX_RUNS);
+        } else if (strcmp(opt, "--threads") == 0) {
+            o->threads = (unsigned)bench_parse_count(opt, val, 2, 64);
         } else {
             if (strcmp(val, "all") == 0) {
                 o->allocator = NULL;
@@ -930,7 +939,7 @@ static void json_timing(const char *name, size_t pages, size_t page_size,
 static void report_json(const bench_opts *o, const page_set *ps,
                         const src_dir *dirs, size_t ndirs, const baseline *bl,
                         const alloc_result *res, size_t nres,
-                        size_t accept_bytes)
+                        size_t accept_bytes, const bench_threads_result *th)
 {
     bool first = true;
     printf("{\"bench\":\"%s\",\"zcache_version\":", BENCH_NAME);
@@ -1022,7 +1031,12 @@ static void report_json(const bench_opts *o, const page_set *ps,
                r->differs, r->nondeterministic ? "true" : "false",
                r->get_misses, r->wrong_data, r->check_rc);
     }
-    printf("]}\n");
+    printf("]");
+    if (th) {
+        printf(",");
+        bench_threads_json(stdout, th);
+    }
+    printf("}\n");
 }
 
 /* ------------------------------------------------------------------------
@@ -1053,6 +1067,7 @@ int main(int argc, char **argv)
     const char **allocs;
     alloc_result *res;
     alloc_run *runs;
+    bench_threads_result th;
     int status = 0;
 
     bench_prog = BENCH_NAME;
@@ -1139,10 +1154,22 @@ int main(int argc, char **argv)
         alloc_run_free(&runs[a]);
     }
 
+    /* N threads on one cache, against one (bench/threads.c). */
+    if (o.threads) {
+        bench_threads_run(&ps, o.allocator ? o.allocator : defaults.allocator,
+                          o.threads, o.runs, &th);
+        if (bench_threads_failed(&th))
+            status = 1;
+    }
+
     if (o.json)
-        report_json(&o, &ps, dirs, o.ndirs, &bl, res, nallocs, accept_bytes);
-    else
+        report_json(&o, &ps, dirs, o.ndirs, &bl, res, nallocs, accept_bytes,
+                    o.threads ? &th : NULL);
+    else {
         report_text(&o, &ps, dirs, o.ndirs, &bl, res, nallocs, accept_bytes);
+        if (o.threads)
+            bench_threads_text(stdout, &th);
+    }
 
     free(runs);
     free(res);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test job: install what is missing, then build and run the cmocka suite
 # twice (Release, and Debug with AddressSanitizer + UndefinedBehaviorSanitizer),
-# warnings as errors; then install the library into a scratch prefix and
+# warnings as errors; the threaded tests and zc-bench-core --threads once more
+# under ThreadSanitizer; then install the library into a scratch prefix and
 # build the README's example against it with pkg-config and with CMake;
 # then run every fuzz target briefly (scripts/fuzz.sh).
 set -euo pipefail
@@ -20,6 +21,17 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DZC_SANITIZE=ON -DZC_WERROR=O
 cmake --build build-asan -j"$jobs" >/dev/null
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure -j"$jobs")
+
+echo "== ThreadSanitizer: the threaded tests and zc-bench-core --threads"
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DZC_TSAN=ON -DZC_WERROR=ON \
+  -DZC_BUILD_TOOLS=OFF >/dev/null
+cmake --build build-tsan -j"$jobs" --target test_threads test_replay \
+  zc_bench_core >/dev/null
+(cd build-tsan && TSAN_OPTIONS=halt_on_error=1 \
+  ctest --output-on-failure -R '^(test_threads|test_replay)$')
+TSAN_OPTIONS=halt_on_error=1 build-tsan/bench/zc-bench-core --allocator zsmalloc \
+  --threads 2 --pages 2048 --runs 1 >/dev/null
+echo "zc-bench-core --threads 2 under ThreadSanitizer: ok"
 
 echo "== Installed package: pkg-config and CMake consumers"
 prefix=$(mktemp -d)
