@@ -25,6 +25,7 @@
 #define _POSIX_C_SOURCE 200809L /* pthread barriers, clock_gettime */
 #include "threads.h"
 
+#include <lzo/lzo1x.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,8 @@ struct worker {
     zc_cache *c;
     int pool;
     unsigned me, nthreads;
-    bool get;         /* the phase: put, or get */
+    int what;         /* the phase: PHASE_LZO, PHASE_PUT or PHASE_GET */
+    uint8_t *wrkmem;  /* PHASE_LZO: liblzo2's work memory, this thread's */
     int *rcs;         /* per page: the put's outcome (shared, disjoint) */
     uint8_t *scratch; /* a page */
     int err;          /* a library error, < 0 */
@@ -54,10 +56,15 @@ static uint64_t now_ns(void)
 
 /* Whether page i is thread t's (of n): blocks of BENCH_BLOCK_PAGES dealt
  * round-robin. */
+/* A thread's scratch: a page, or an LZO output of one. */
+#define SCRATCH_BYTES(ps) ((ps) + (ps) / 16 + 64 + 3)
+
 static bool mine(size_t i, unsigned t, unsigned n)
 {
     return (i / BENCH_BLOCK_PAGES) % n == t;
 }
+
+enum { PHASE_LZO, PHASE_PUT, PHASE_GET };
 
 static void *work(void *arg)
 {
@@ -68,7 +75,12 @@ static void *work(void *arg)
     for (size_t i = 0; i < ps->n && !w->err; i++) {
         if (!mine(i, w->me, w->nthreads))
             continue;
-        if (!w->get) {
+        if (w->what == PHASE_LZO) {
+            lzo_uint out_len;
+            if (lzo1x_1_compress(page_at(ps, i), ps->page_size, w->scratch,
+                                 &out_len, w->wrkmem) != LZO_E_OK)
+                w->err = -ZC_ECORRUPT;
+        } else if (w->what == PHASE_PUT) {
             w->rcs[i] = zc_put_page(w->c, w->pool, &ps->keys[i], ps->index[i],
                                     page_at(ps, i));
             if (w->rcs[i] < 0)
@@ -85,9 +97,12 @@ static void *work(void *arg)
 
 /* One phase with n threads; its wall time, or 0 on a failure (err). */
 static uint64_t phase(const page_set *ps, zc_cache *c, int pool, unsigned n,
-                      bool get, int *rcs, uint8_t *scratch, int *err)
+                      int what, int *rcs, uint8_t *scratch, int *err)
 {
     struct worker *w = bench_xcalloc(n, sizeof(*w));
+    uint8_t *wrk = what == PHASE_LZO
+                       ? bench_xmalloc((size_t)n * LZO1X_1_MEM_COMPRESS)
+                       : NULL;
     pthread_barrier_t go;
     uint64_t t0, t1;
     unsigned started = 0;
@@ -95,15 +110,17 @@ static uint64_t phase(const page_set *ps, zc_cache *c, int pool, unsigned n,
     if (pthread_barrier_init(&go, NULL, n + 1))
         bench_die("pthread_barrier_init failed");
     for (unsigned t = 0; t < n; t++) {
-        w[t] = (struct worker){.ps = ps,
-                               .c = c,
-                               .pool = pool,
-                               .me = t,
-                               .nthreads = n,
-                               .get = get,
-                               .rcs = rcs,
-                               .scratch = scratch + (size_t)t * ps->page_size,
-                               .go = &go};
+        w[t] = (struct worker){
+            .ps = ps,
+            .c = c,
+            .pool = pool,
+            .me = t,
+            .nthreads = n,
+            .what = what,
+            .rcs = rcs,
+            .scratch = scratch + (size_t)t * SCRATCH_BYTES(ps->page_size),
+            .wrkmem = wrk ? wrk + (size_t)t * LZO1X_1_MEM_COMPRESS : NULL,
+            .go = &go};
         if (pthread_create(&w[t].tid, NULL, work, &w[t]))
             bench_die("pthread_create failed");
         started++;
@@ -118,6 +135,7 @@ static uint64_t phase(const page_set *ps, zc_cache *c, int pool, unsigned n,
         if (w[t].err && !*err)
             *err = w[t].err;
     free(w);
+    free(wrk);
     return *err ? 0 : t1 - t0;
 }
 
@@ -155,9 +173,10 @@ void bench_threads_run(const page_set *ps, const char *allocator,
                        bench_threads_result *r)
 {
     const unsigned counts[2] = {1, nthreads};
-    uint64_t *t_put[2], *t_get[2];
+    uint64_t *t_put[2], *t_get[2], *t_lzo[2];
     int *rcs = bench_xmalloc(ps->n * sizeof(*rcs));
-    uint8_t *scratch = bench_xmalloc((size_t)nthreads * ps->page_size);
+    uint8_t *scratch =
+        bench_xmalloc((size_t)nthreads * SCRATCH_BYTES(ps->page_size));
 
     memset(r, 0, sizeof(*r));
     r->threads = nthreads;
@@ -166,6 +185,7 @@ void bench_threads_run(const page_set *ps, const char *allocator,
     for (int k = 0; k < 2; k++) {
         t_put[k] = bench_xcalloc(runs, sizeof(uint64_t));
         t_get[k] = bench_xcalloc(runs, sizeof(uint64_t));
+        t_lzo[k] = bench_xcalloc(runs, sizeof(uint64_t));
     }
     for (unsigned run = 0; run < runs && !r->err; run++) {
         for (int k = 0; k < 2 && !r->err; k++) {
@@ -185,11 +205,15 @@ void bench_threads_run(const page_set *ps, const char *allocator,
                 zc_cache_destroy(c);
                 break;
             }
-            t_put[k][run] =
-                phase(ps, c, pool, counts[k], false, rcs, scratch, &r->err);
+            /* the machine's own scaling: liblzo2 alone, the same pages */
+            t_lzo[k][run] = phase(ps, NULL, -1, counts[k], PHASE_LZO, rcs,
+                                  scratch, &r->err);
             if (!r->err)
-                t_get[k][run] =
-                    phase(ps, c, pool, counts[k], true, rcs, scratch, &r->err);
+                t_put[k][run] = phase(ps, c, pool, counts[k], PHASE_PUT, rcs,
+                                      scratch, &r->err);
+            if (!r->err)
+                t_get[k][run] = phase(ps, c, pool, counts[k], PHASE_GET, rcs,
+                                      scratch, &r->err);
             if (!r->err && run == runs - 1 && k == 1) {
                 for (size_t i = 0; i < ps->n; i++)
                     r->kept += rcs[i] == 0;
@@ -202,10 +226,12 @@ void bench_threads_run(const page_set *ps, const char *allocator,
         for (int k = 0; k < 2; k++) {
             r->put_ns[k] = median(t_put[k], runs);
             r->get_ns[k] = median(t_get[k], runs);
+            r->lzo_ns[k] = median(t_lzo[k], runs);
         }
     for (int k = 0; k < 2; k++) {
         free(t_put[k]);
         free(t_get[k]);
+        free(t_lzo[k]);
     }
     free(scratch);
     free(rcs);
@@ -234,12 +260,21 @@ void bench_threads_text(FILE *f, const bench_threads_result *r)
     }
     fprintf(f, "  %-10s %14s %11u threads %6s\n", "", "1 thread", r->threads,
             "ratio");
+    fprintf(f,
+            "  %-10s %9.0f pg/s %14.0f pg/s  %6.2fx  (liblzo2 alone: the "
+            "machine's scaling)\n",
+            "lzo", per_s(r->pages, r->lzo_ns[0]), per_s(r->pages, r->lzo_ns[1]),
+            scale(r->lzo_ns));
     fprintf(f, "  %-10s %9.0f pg/s %14.0f pg/s  %6.2fx  (%zu pages)\n", "put",
             per_s(r->pages, r->put_ns[0]), per_s(r->pages, r->put_ns[1]),
             scale(r->put_ns), r->pages);
     fprintf(f, "  %-10s %9.0f pg/s %14.0f pg/s  %6.2fx  (%zu kept pages)\n",
             "get", per_s(r->kept, r->get_ns[0]), per_s(r->kept, r->get_ns[1]),
             scale(r->get_ns), r->kept);
+    fprintf(f,
+            "  put scaling / lzo scaling: %.2f (1.00: puts scale as the "
+            "compression they do)\n",
+            scale(r->lzo_ns) ? scale(r->put_ns) / scale(r->lzo_ns) : 0.0);
     fprintf(f,
             "  after the last run: %zu misses, %zu wrong pages, "
             "zc_cache_check %s\n",
@@ -251,14 +286,16 @@ void bench_threads_json(FILE *f, const bench_threads_result *r)
     fprintf(f,
             "\"threads\":{\"threads\":%u,\"allocator\":\"%s\",\"pages\":%zu,"
             "\"kept\":%zu,\"error\":%d,\"put_ns_1\":%llu,\"put_ns_n\":%llu,"
-            "\"get_ns_1\":%llu,\"get_ns_n\":%llu,\"put_scaling\":%.4f,"
-            "\"get_scaling\":%.4f,\"misses\":%zu,\"wrong_data\":%zu,"
+            "\"get_ns_1\":%llu,\"get_ns_n\":%llu,\"lzo_ns_1\":%llu,"
+            "\"lzo_ns_n\":%llu,\"put_scaling\":%.4f,\"get_scaling\":%.4f,"
+            "\"lzo_scaling\":%.4f,\"misses\":%zu,\"wrong_data\":%zu,"
             "\"check\":%d}",
             r->threads, r->allocator, r->pages, r->kept, r->err,
             (unsigned long long)r->put_ns[0], (unsigned long long)r->put_ns[1],
             (unsigned long long)r->get_ns[0], (unsigned long long)r->get_ns[1],
-            scale(r->put_ns), scale(r->get_ns), r->misses, r->wrong,
-            r->check_rc);
+            (unsigned long long)r->lzo_ns[0], (unsigned long long)r->lzo_ns[1],
+            scale(r->put_ns), scale(r->get_ns), scale(r->lzo_ns), r->misses,
+            r->wrong, r->check_rc);
 }
 
 bool bench_threads_failed(const bench_threads_result *r)

@@ -19,6 +19,7 @@ typedef struct bench_threads_result {
     size_t pages, kept; /* pages put by each phase; pages the cache kept */
     uint64_t put_ns[2]; /* median wall time: [0] 1 thread, [1] N */
     uint64_t get_ns[2];
+    uint64_t lzo_ns[2];   /* lzo1x_1_compress alone on the same pages */
     size_t misses, wrong; /* the check after the last run */
     int check_rc;         /* zc_cache_check() then */
     int err;              /* a library error (< 0), or 0 */
