@@ -190,14 +190,6 @@ t0=$(date +%s)
 echo "local: the same sweep in $(($(date +%s) - t0)) s on one machine"
 "$sweep" "${args[@]}" --output csv >"$tmp/local.csv" || bad "local run failed"
 "$sweep" "${args[@]}" --output json >"$tmp/local.json" || bad "local run failed"
-# CSV without its timing columns (*_ns, *_ns_*); JSON without those pairs.
-csv_untimed() {
-  awk "$csv_awk"'NR == 1 { n = split_csv($0, h) }
-    { m = split_csv($0, f); out = ""
-      for (i = 1; i <= m; i++) if (h[i] !~ /_ns($|_)/) out = out "|" f[i]
-      print out }' "$1"
-}
-json_untimed() { sed -E 's/"[a-z_]*_ns(_[a-z]*)?":[0-9]*,//g' "$1"; }
 cmp -s "$tmp/local.txt" "$plan/result.txt" ||
   bad "text differs: $(diff "$tmp/local.txt" "$plan/result.txt" | head -n 6)"
 [ "$(csv_untimed "$tmp/local.csv")" = "$(csv_untimed "$plan/result.csv")" ] ||

@@ -28,17 +28,6 @@ two=(d/build-c.zca d/sqlite-oltp.zca)
 
 # from DIR CMD...: CMD run in DIR.
 from() { (cd "$1" && shift && exec "$@"); }
-# The CSV without its timing columns (names with _ns: compress_ns,
-# compress_ns_rejected, decompress_ns, compress_ns_estimates).
-csv_nons() {
-  awk "$csv_awk"'
-    NR == 1 { n = split_csv($0, h); for (i = 1; i <= n; i++) keep[i] = h[i] !~ /_ns(_|$)/ }
-    { n = split_csv($0, f); s = ""
-      for (i = 1; i <= n; i++) if (keep[i]) s = s "," f[i]
-      print substr(s, 2) }' "$1"
-}
-# The JSON without its timing keys.
-json_nons() { sed -E 's/"[A-Za-z_]*_ns(_[a-z]+)?":-?[0-9]+,?//g' "$1"; }
 # same WHAT A B: files A and B are equal, or a FAIL line with their diff.
 same() {
   cmp -s "$2" "$3" || bad "$1: $(diff "$2" "$3" | head -4 | cut -c1-240)"
@@ -112,14 +101,14 @@ cd "$w" || exit 1
   bad "local --output json: $(cat "$tmp/err")"
 cd "$elsewhere" || exit 1
 [ "$(wc -l <"$tmp/l.csv")" = 9 ] || bad "local CSV: $(wc -l <"$tmp/l.csv") lines, not 9"
-csv_nons "$tmp/l.csv" >"$tmp/l.nons.csv"
+csv_untimed "$tmp/l.csv" >"$tmp/l.nons.csv"
 [ $(($(csv_width "$tmp/l.csv" 0) - $(csv_width "$tmp/l.nons.csv" 0))) = 4 ] ||
   bad "the CSV's timing columns are not the four *_ns"
 same "--merge text and a local run" "$tmp/m.txt" "$tmp/l.txt"
-csv_nons "$tmp/m.csv" >"$tmp/m.nons.csv"
+csv_untimed "$tmp/m.csv" >"$tmp/m.nons.csv"
 same "--merge --output csv and a local run (timings aside)" "$tmp/m.nons.csv" "$tmp/l.nons.csv"
-json_nons "$tmp/m.json" >"$tmp/m.nons.json"
-json_nons "$tmp/l.json" >"$tmp/l.nons.json"
+json_untimed "$tmp/m.json" >"$tmp/m.nons.json"
+json_untimed "$tmp/l.json" >"$tmp/l.nons.json"
 grep -q '_ns' "$tmp/l.nons.json" &&
   bad "JSON timing keys left: $(grep -o '"[a-z_]*_ns[a-z_]*"' "$tmp/l.nons.json" | sort -u)"
 grep -q '"compressions":[1-9]' "$tmp/l.nons.json" || bad "local JSON: no zcache compressed"
@@ -130,8 +119,8 @@ for f in "$w"/plots/x-*; do
   case $b in
     *.dat | *.gp) same "plot $b" "$w/mplots/$b" "$f" ;;
     *.csv)
-      csv_nons "$f" >"$tmp/l.p.csv"
-      csv_nons "$w/mplots/$b" >"$tmp/m.p.csv"
+      csv_untimed "$f" >"$tmp/l.p.csv"
+      csv_untimed "$w/mplots/$b" >"$tmp/m.p.csv"
       same "plot $b (timings aside)" "$tmp/m.p.csv" "$tmp/l.p.csv"
       ;;
     *) continue ;;
@@ -167,7 +156,7 @@ grep -q '^zs [1-9]' "$tmp/j0.a" || bad "job 0's rows: no zcache row: $(head -20 
 same "job 0 run twice (timings aside)" "$tmp/j0.a" "$tmp/j0.b"
 "$sweep" --merge "$plan" --output csv >"$tmp/m2.csv" 2>"$tmp/err" ||
   bad "--merge after job 0 again: $(cat "$tmp/err")"
-csv_nons "$tmp/m2.csv" >"$tmp/m2.nons.csv"
+csv_untimed "$tmp/m2.csv" >"$tmp/m2.nons.csv"
 same "--merge after job 0 ran again (timings aside)" "$tmp/m2.nons.csv" "$tmp/m.nons.csv"
 [ "$(ls "$res" | tr '\n' ' ')" = "job-0.rows job-1.rows job-2.rows job-3.rows " ] ||
   bad "results/ holds more than the jobs' rows: $(ls -a "$res")"
@@ -207,7 +196,7 @@ cp "$w/plan2/results/job-1.rows" "$res/job-1.rows"
 refused "plan2's job-1.rows"
 "$sweep" --merge "$plan" --output csv >"$tmp/m3.csv" 2>"$tmp/err" ||
   bad "--merge with the good rows back: $(cat "$tmp/err")"
-[ "$(csv_nons "$tmp/m3.csv")" = "$(cat "$tmp/m.nons.csv")" ] ||
+[ "$(csv_untimed "$tmp/m3.csv")" = "$(cat "$tmp/m.nons.csv")" ] ||
   bad "--merge with the good rows back differs"
 
 # --run-job of no job, of no plan, of a plan whose trace changed: exit

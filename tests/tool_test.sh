@@ -40,3 +40,16 @@ csv_get() {
 csv_width() {
   awk -v row="$2" "$csv_awk"'NR - 1 == row { print split_csv($0, f) }' "$1"
 }
+
+# The tools' outputs without the measured times, which no two runs share:
+# a CSV without its timing columns (names with _ns: compress_ns,
+# compress_ns_rejected, decompress_ns, compress_ns_estimates), a JSON
+# without those keys.  csv_untimed FILE, json_untimed FILE.
+csv_untimed() {
+  awk "$csv_awk"'
+    NR == 1 { n = split_csv($0, h); for (i = 1; i <= n; i++) keep[i] = h[i] !~ /_ns(_|$)/ }
+    { n = split_csv($0, f); s = ""
+      for (i = 1; i <= n; i++) if (keep[i]) s = s "," f[i]
+      print substr(s, 2) }' "$1"
+}
+json_untimed() { sed -E 's/"[A-Za-z_]*_ns(_[a-z]+)?":-?[0-9]+,?//g' "$1"; }

@@ -32,6 +32,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #define _XOPEN_SOURCE 700 /* realpath */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -254,6 +255,36 @@ static bool cur_double(struct cursor *c, double *v)
     return true;
 }
 
+/* Up to 16 hex digits (an id or a checksum), ended by a space or a line's
+ * end, as cur_u64 reads a number. */
+static bool cur_hex(struct cursor *c, uint64_t *v)
+{
+    size_t n = 0;
+
+    *v = 0;
+    while (n < 16 && c->p + n < c->end && isxdigit((unsigned char)c->p[n])) {
+        char ch = (char)tolower((unsigned char)c->p[n++]);
+        *v = *v << 4 | (uint64_t)(ch <= '9' ? ch - '0' : ch - 'a' + 10);
+    }
+    if (!n || c->p + n >= c->end || (c->p[n] != ' ' && c->p[n] != '\n'))
+        return cur_fail(c, "want a hexadecimal number");
+    c->p += n + (c->p[n] == ' ');
+    return true;
+}
+
+/* The first line of a file of ours: its magic words. */
+static bool cur_magic(struct cursor *c, const char *magic)
+{
+    size_t n = strlen(magic);
+
+    if ((size_t)(c->end - c->p) <= n || memcmp(c->p, magic, n) ||
+        c->p[n] != '\n')
+        return false;
+    c->p += n + 1;
+    c->line++;
+    return true;
+}
+
 static bool cur_eol(struct cursor *c)
 {
     if (c->p >= c->end || *c->p != '\n')
@@ -425,19 +456,20 @@ static uint64_t plan_id_of(const struct text *t)
 
 /* ---- --plan ------------------------------------------------------------- */
 
+/* A JSON string, escaped as every output of the tools is (outfile.c). */
 static void json_str(struct text *t, const char *s)
 {
-    text_add(t, "\"");
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            text_add(t, "\\%c", ch);
-        else if (ch < 0x20)
-            text_add(t, "\\u%04x", ch);
-        else
-            text_add(t, "%c", ch);
-    }
-    text_add(t, "\"");
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+
+    if (!f)
+        die(1, "%s", "out of memory");
+    out_json_string(f, s);
+    if (fclose(f))
+        die(1, "%s", "out of memory");
+    text_add(t, "%s", buf);
+    free(buf);
 }
 
 /* argv[i] as the plan keeps it: a relative --plot prefix made absolute,
@@ -630,11 +662,8 @@ void plan_command(int *argc, char ***argv)
     if (!(text = read_all(p, &len)))
         die(2, "%s %s: no plan there (%s: %s)", mode, av[2], p, read_why);
     c = (struct cursor){.p = text, .end = text + len, .path = p, .line = 1};
-    if (len < strlen(PLAN_MAGIC) + 1 ||
-        memcmp(text, PLAN_MAGIC "\n", strlen(PLAN_MAGIC) + 1))
+    if (!cur_magic(&c, PLAN_MAGIC))
         die(2, "%s: not a plan of this program", p);
-    c.p += strlen(PLAN_MAGIC) + 1;
-    c.line++;
     if (!cur_str(&c, "libzcache", ver, sizeof(ver)))
         die(2, "%s", c.err);
     if (strcmp(ver, zc_version()))
@@ -642,10 +671,8 @@ void plan_command(int *argc, char ***argv)
             "%s: the plan was made by libzcache %s, this is %s: run the "
             "build that made it, or make the plan again",
             av[2], ver, zc_version());
-    if (!cur_key(&c, "plan") || sscanf(c.p, "%16" SCNx64, &plan_id) != 1)
-        die(2, "%s: %s", p, "no plan id");
-    while (c.p < c.end && *c.p != '\n')
-        c.p++;
+    if (!cur_key(&c, "plan") || !cur_hex(&c, &plan_id))
+        die(2, "%s", c.err);
     if (!buf)
         die(1, "%s", "out of memory");
     if (!cur_eol(&c) || !cur_str(&c, "cwd", cwd, sizeof(cwd)) ||
@@ -677,9 +704,8 @@ void plan_command(int *argc, char ***argv)
         if (!cur_key(&c, "jobs") || !cur_u64(&c, &plan_jobs) || !cur_eol(&c))
             die(2, "%s", c.err);
         sum_at = c.p;
-        if (!cur_key(&c, "sum") || sscanf(c.p, "%16" SCNx64, &sum) != 1)
-            die(2, "%s", c.err[0] ? c.err : "want a checksum");
-        c.p += strspn(c.p, "0123456789abcdef");
+        if (!cur_key(&c, "sum") || !cur_hex(&c, &sum))
+            die(2, "%s", c.err);
         if (!cur_eol(&c) || c.p != c.end)
             die(2, "%s:%zu: want the end of the plan", p, c.line);
         if (sum != fnv1a(text, (size_t)(sum_at - text)))
@@ -985,17 +1011,10 @@ static int load_failure(const char *dir, size_t n, char *why, size_t wlen)
         return e == ENOENT ? -1 : 1;
     }
     c = (struct cursor){.p = text, .end = text + len, .path = p, .line = 1};
-    if (len > strlen(FAILED_MAGIC) &&
-        !memcmp(text, FAILED_MAGIC "\n", strlen(FAILED_MAGIC) + 1)) {
-        c.p += strlen(FAILED_MAGIC) + 1;
-        c.line++;
-        if (cur_key(&c, "plan") && sscanf(c.p, "%16" SCNx64, &id) == 1) {
-            c.p += strcspn(c.p, "\n");
-            if (cur_eol(&c) && cur_key(&c, "job") && cur_u64(&c, &job) &&
-                cur_eol(&c))
-                cur_str(&c, "error", msg, sizeof(msg));
-        }
-    }
+    if (cur_magic(&c, FAILED_MAGIC) && cur_key(&c, "plan") &&
+        cur_hex(&c, &id) && cur_eol(&c) && cur_key(&c, "job") &&
+        cur_u64(&c, &job) && cur_eol(&c))
+        cur_str(&c, "error", msg, sizeof(msg));
     if (id != plan_id || job != n)
         snprintf(why, wlen, "failed, by %s (not this plan's record)", p);
     else
@@ -1026,20 +1045,16 @@ static int load_job(const char *dir, size_t n, char *why, size_t wlen)
         return rc;
     }
     c = (struct cursor){.p = text, .end = text + len, .path = p, .line = 1};
-    if (len < strlen(ROWS_MAGIC) + 1 ||
-        memcmp(text, ROWS_MAGIC "\n", strlen(ROWS_MAGIC) + 1)) {
+    if (!cur_magic(&c, ROWS_MAGIC)) {
         cur_fail(&c, "not a job's rows");
         goto out;
     }
-    c.p += strlen(ROWS_MAGIC) + 1;
-    c.line++;
-    if (!cur_key(&c, "plan") || sscanf(c.p, "%16" SCNx64, &id) != 1)
+    if (!cur_key(&c, "plan") || !cur_hex(&c, &id))
         goto out;
     if (id != plan_id) {
         cur_fail(&c, "rows of another plan, not this one");
         goto out;
     }
-    c.p += strcspn(c.p, "\n");
     if (!cur_eol(&c))
         goto out;
     if (!cur_key(&c, "job") || !cur_u64(&c, &job) || !cur_eol(&c) ||
@@ -1074,9 +1089,7 @@ static int load_job(const char *dir, size_t n, char *why, size_t wlen)
         const char *end_at = c.p;
         uint64_t sum;
         if (!cur_key(&c, "end") || !cur_u64(&c, &job) || job != n ||
-            sscanf(c.p, "%16" SCNx64, &sum) != 1 ||
-            (c.p += strspn(c.p, "0123456789abcdef"), !cur_eol(&c)) ||
-            c.p != c.end) {
+            !cur_hex(&c, &sum) || !cur_eol(&c) || c.p != c.end) {
             cur_fail(&c, "not whole (no 'end' where it should be)");
             goto out;
         }
