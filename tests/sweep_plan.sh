@@ -362,6 +362,10 @@ expect 2 "is no regular file: every job reads it again" "$sweep" --plan "$w/pipe
 mkdir -p "$w/badplan" && : >"$w/badplan/results"
 expect 2 "badplan/results is there and is no directory" "$sweep" --plan "$w/badplan" \
   "${one[@]}" "$w/d/build-c.zca"
+# A manifest's trace that is not there is named by its line.
+printf '# one\n%s\n' "$w/d/no-such.zca" >"$w/lists/gone.txt"
+expect 2 "lists/gone.txt:2: .*no-such.zca: No such file" "$sweep" "${one[@]}" \
+  --manifest "$w/lists/gone.txt"
 # A manifest's content= that cannot be opened is named by its line.
 printf '%s content=bogus:1\n' "$w/d/build-c.zca" >"$w/lists/bad.txt"
 expect 2 "lists/bad.txt:1: content=bogus:1: " "$sweep" "${one[@]}" --manifest "$w/lists/bad.txt"

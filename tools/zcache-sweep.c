@@ -1426,6 +1426,20 @@ static void read_manifest(const char *file)
                        "(each once; no spaces in them)",
                     file, lineno, tok);
         }
+        {
+            /* named by its line here, not by its path alone later (a
+             * blktrace base name stands for NAME.0, NAME.1, ...) */
+            struct stat sb;
+            size_t n = strlen(path) + 3;
+            char *cpu0 = malloc(n);
+            if (!cpu0)
+                die(1, "%s", "out of memory");
+            snprintf(cpu0, n, "%s.0", path);
+            if (stat(path, &sb) && stat(cpu0, &sb))
+                die(2, "%s:%zu: %.300s%s: %s", file, lineno, path,
+                    strlen(path) > 300 ? "..." : "", strerror(errno));
+            free(cpu0);
+        }
         if (o.join && (format || content))
             die(2, "%s:%zu: --join plays one stream: no format= or content= "
                    "of a trace of its own",
