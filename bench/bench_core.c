@@ -235,7 +235,7 @@ typedef struct bench_opts {
     unsigned runs;
     const char *allocator; /* a registered name, or NULL for all */
     bool json;
-    bool one_file; /* key every page as page i of one file */
+    bool one_file;    /* key every page as page i of one file */
     unsigned threads; /* --threads N: also N threads on one cache; 0: not */
 } bench_opts;
 
@@ -254,21 +254,22 @@ static void usage(FILE *out)
         "                   the defaults, shared equally):\n");
     for (size_t i = 0; i < BENCH_NDEFAULT_DIRS; i++)
         fprintf(out, "                     %s\n", bench_default_dirs[i]);
-    fprintf(out,
-            "  --pages N        pages to use in total (default %u)\n"
-            "  --runs R         repetitions of each timed loop; the median is\n"
-            "                   reported (default %u)\n"
-            "  --allocator A    allocator to measure, or 'all' (default all)\n"
-            "  --one-file       key all pages as one file (inode 1, index =\n"
-            "                   page number): metadata without per-file cost\n"
-            "  --threads N      also put and get from N threads (2 to 64) into\n"
-            "                   one cache, against 1 thread, with the\n"
-            "                   --allocator given (default: zsmalloc)\n"
-            "  --json           print one JSON object instead of the report\n"
-            "  --help           print this help\n"
-            "\n"
-            "allocators:\n",
-            BENCH_DEFAULT_PAGES, BENCH_DEFAULT_RUNS);
+    fprintf(
+        out,
+        "  --pages N        pages to use in total (default %u)\n"
+        "  --runs R         repetitions of each timed loop; the median is\n"
+        "                   reported (default %u)\n"
+        "  --allocator A    allocator to measure, or 'all' (default all)\n"
+        "  --one-file       key all pages as one file (inode 1, index =\n"
+        "                   page number): metadata without per-file cost\n"
+        "  --threads N      also put and get from N threads (2 to 64) into\n"
+        "                   one cache, against 1 thread, with the\n"
+        "                   --allocator given (default: zsmalloc)\n"
+        "  --json           print one JSON object instead of the report\n"
+        "  --help           print this help\n"
+        "\n"
+        "allocators:\n",
+        BENCH_DEFAULT_PAGES, BENCH_DEFAULT_RUNS);
     for (size_t i = 0;; i++) {
         const char *name = zc_backend_name(ZC_BACKEND_ALLOCATOR, i);
         const char *doc = zc_backend_doc(ZC_BACKEND_ALLOCATOR, i);
@@ -884,6 +885,14 @@ static void report_text(const bench_opts *o, const page_set *ps,
                "  of which work_bytes", s->work_bytes,
                safe_div((double)(s->meta_bytes - s->work_bytes),
                         (double)s->stored_pages));
+        printf("    %-26s %12" PRIu64 "  (%.1f bytes per stored page)\n",
+               "  of which per page", s->meta_page_bytes,
+               safe_div((double)s->meta_page_bytes, (double)s->stored_pages));
+        printf("    %-26s %12" PRIu64 "  (%.1f bytes per file)\n",
+               "  of which per file", s->meta_file_bytes,
+               safe_div((double)s->meta_file_bytes, (double)s->objects));
+        printf("    %-26s %12" PRIu64 "  (work_bytes among them)\n",
+               "  of which fixed", s->meta_fixed_bytes);
         printf("    %-26s %12" PRIu64 "  (meta added by the puts: %.1f "
                "bytes per stored page)\n",
                "  meta before any put", r->meta_empty,
@@ -1002,18 +1011,21 @@ static void report_json(const bench_opts *o, const page_set *ps,
                ",\"evictions\":%" PRIu64 ",\"orig_data_size\":%" PRIu64
                ",\"compr_data_size\":%" PRIu64 ",\"mem_used_total\":%" PRIu64
                ",\"arena_bytes\":%" PRIu64 ",\"meta_bytes\":%" PRIu64
-               ",\"work_bytes\":%" PRIu64 ",\"meta_bytes_empty\":%" PRIu64
-               ",\"compress_ns\":%" PRIu64 ",\"compress_ns_rejected\":%" PRIu64
-               ",\"objects\":%" PRIu64 ",\"decompress_ns_after_gets\":%" PRIu64
+               ",\"meta_page_bytes\":%" PRIu64 ",\"meta_file_bytes\":%" PRIu64
+               ",\"meta_fixed_bytes\":%" PRIu64 ",\"work_bytes\":%" PRIu64
+               ",\"meta_bytes_empty\":%" PRIu64 ",\"compress_ns\":%" PRIu64
+               ",\"compress_ns_rejected\":%" PRIu64 ",\"objects\":%" PRIu64
+               ",\"decompress_ns_after_gets\":%" PRIu64
                ",\"last_put_run_ns\":%" PRIu64 ",\"put_minor_faults\":%" PRIu64
                ",\"get_minor_faults\":%" PRIu64 "},",
                s->puts, s->stored_pages, s->same_filled_pages, s->raw_pages,
                s->reject_compress_poor, s->reject_nospace, s->reject_race,
                s->evictions, s->orig_data_size, s->compr_data_size,
-               s->mem_used_total, s->arena_bytes, s->meta_bytes, s->work_bytes,
-               r->meta_empty, s->compress_ns, s->compress_ns_rejected,
-               s->objects, r->st_get.decompress_ns, r->last_put_ns,
-               r->put_faults, r->get_faults);
+               s->mem_used_total, s->arena_bytes, s->meta_bytes,
+               s->meta_page_bytes, s->meta_file_bytes, s->meta_fixed_bytes,
+               s->work_bytes, r->meta_empty, s->compress_ns,
+               s->compress_ns_rejected, s->objects, r->st_get.decompress_ns,
+               r->last_put_ns, r->put_faults, r->get_faults);
         printf("\"density\":%.4f,\"density_reference\":%.3f,"
                "\"meta_bytes_per_page\":%.2f,\"meta_limit\":%.0f,"
                "\"kept_share\":%.4f,\"ideal_lzo_bytes\":%" PRIu64

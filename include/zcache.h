@@ -482,10 +482,18 @@ typedef struct zc_stats {
                                    shared by dedup once) */
     uint64_t mem_used_total;    /* arena bytes in frames in use now */
     uint64_t arena_bytes;       /* arena bytes obtained from mem now */
-    uint64_t meta_bytes;        /* all other heap bytes held now */
-    uint64_t work_bytes;        /* of meta_bytes, compression work space: one
-                                   buffer per thread compressing at once
-                                   (liblzo2 wants 128 KiB), not per page */
+    uint64_t meta_bytes;        /* all other heap bytes held now, the sum of
+                                   the next three */
+    uint64_t meta_page_bytes;   /* of them, what grows with the pages held:
+                                   index entries and their hash buckets,
+                                   allocator spans, policy and dedup state */
+    uint64_t meta_file_bytes;   /* what grows with the files held: objects
+                                   (48 bytes each) and the pools' tables */
+    uint64_t meta_fixed_bytes;  /* the rest: the cache itself, back-end
+                                   tables, scratch buffers, work_bytes */
+    uint64_t work_bytes;        /* of meta_fixed_bytes, compression work
+                                   space: one buffer per thread compressing at
+                                   once (liblzo2 wants 128 KiB), not per page */
     uint64_t reject_compress_poor; /* puts rejected by accept_percent */
     uint64_t reject_nospace;       /* puts rejected for lack of room */
     uint64_t reject_race;     /* puts dropped: pool invalidated meanwhile */
@@ -503,9 +511,9 @@ typedef struct zc_stats {
     uint64_t compress_ns;     /* thread CPU time compressing pages then
                                  stored (CLOCK_THREAD_CPUTIME_ID: the
                                  machine's other load does not count) */
-    uint64_t compress_ns_rejected; /* the same, pages then rejected */
-    uint64_t decompress_ns;        /* the same, decompressing (or copying)
-                                      on gets */
+    uint64_t compress_ns_rejected;  /* the same, pages then rejected */
+    uint64_t decompress_ns;         /* the same, decompressing (or copying)
+                                       on gets */
     uint64_t compressions;          /* puts that compressed their page (not
                                        same-filled, not refused before:
                                        active_only); compress_ns's count
@@ -513,8 +521,8 @@ typedef struct zc_stats {
     uint64_t compressions_rejected; /* of them, pages then not stored */
     uint64_t decompressions;        /* hits that decompressed or copied
                                        (not same-filled pages) */
-    uint64_t compactions;          /* objects moved by allocator compaction */
-    uint64_t estimates;            /* zc_estimate_page() calls */
+    uint64_t compactions;           /* objects moved by allocator compaction */
+    uint64_t estimates;             /* zc_estimate_page() calls */
     uint64_t compress_ns_estimates; /* time they spent compressing */
     uint64_t pools;                 /* live pools now */
     uint64_t objects;          /* files (pool, file key) with pages held now */
@@ -530,16 +538,22 @@ typedef struct zc_stats {
  *  checks at build time that the list covers the struct; compr_size_hist
  *  (the array that ends it) is not in the list. */
 #define ZC_STATS_FIELDS(X)                                                     \
-    X(puts) X(stored_puts) X(succ_gets) X(failed_gets) X(invalidates)          \
-    X(evictions) X(replaced) X(exclusive_drops) X(stored_pages)                \
-    X(same_filled_pages) X(raw_pages) X(orig_data_size) X(compr_data_size)     \
-    X(mem_used_total) X(arena_bytes) X(meta_bytes) X(work_bytes)               \
-    X(reject_compress_poor) X(reject_nospace) X(reject_race) X(reject_full)    \
-    X(reject_inactive) X(raw_stored) X(dedup_hits) X(shared_pages)             \
-    X(frag_bytes) X(compress_ns) X(compress_ns_rejected) X(decompress_ns)      \
-    X(compressions) X(compressions_rejected) X(decompressions)                 \
-    X(compactions) X(estimates) X(compress_ns_estimates) X(pools) X(objects)  \
-    X(capacity_bytes) X(resizes) X(resize_evictions)
+    X(puts)                                                                    \
+    X(stored_puts) X(succ_gets) X(failed_gets) X(invalidates) X(evictions)     \
+        X(replaced) X(exclusive_drops) X(stored_pages) X(same_filled_pages) X( \
+            raw_pages) X(orig_data_size) X(compr_data_size) X(mem_used_total)  \
+            X(arena_bytes) X(meta_bytes) X(meta_page_bytes) X(meta_file_bytes) \
+                X(meta_fixed_bytes) X(work_bytes) X(reject_compress_poor)      \
+                    X(reject_nospace) X(reject_race) X(reject_full)            \
+                        X(reject_inactive) X(raw_stored) X(dedup_hits)         \
+                            X(shared_pages) X(frag_bytes) X(compress_ns)       \
+                                X(compress_ns_rejected) X(decompress_ns) X(    \
+                                    compressions) X(compressions_rejected)     \
+                                    X(decompressions) X(compactions)           \
+                                        X(estimates) X(compress_ns_estimates)  \
+                                            X(pools) X(objects)                \
+                                                X(capacity_bytes) X(resizes)   \
+                                                    X(resize_evictions)
 
 /** Fill *out with the cache's statistics (a consistent snapshot).
  *  Returns 0; -ZC_EINVAL on NULL. */

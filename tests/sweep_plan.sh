@@ -138,7 +138,7 @@ done
 # timings, and leaves only whole results behind.
 csv_nspos=$(head -1 "$tmp/l.csv" | tr , '\n' | grep '^zcache\.' | grep -n '_ns' |
   cut -d: -f1 | tr '\n' ' ')
-[ "$csv_nspos" = "27 28 29 35 " ] || bad "the zcache's timing fields are at $csv_nspos"
+[ "$csv_nspos" = "30 31 32 38 " ] || bad "the zcache's timing fields are at $csv_nspos"
 # The rows with the timings masked: the "zs" line is the zcache's counters
 # in the order of the CSV's zcache.* columns (one field list); the "end"
 # line's checksum covers them, so it goes too.

@@ -1645,6 +1645,57 @@ static void test_zsmalloc_spans_follow_the_budget(void **state)
 
 /* ---------------------------------------------------- exact counters */
 
+/* meta_bytes' three parts grow with what they name: more pages of one
+ * file grow only the per-page part, more files (one page each) the
+ * per-file part by at least an object each, and neither the fixed part.
+ * Entries and objects come in slab chunks, hence the slack of a chunk. */
+static void test_meta_split_grows_with_pages_files_and_nothing(void **state)
+{
+    (void)state;
+    const size_t ps = 4096;
+    zc_cache *c = zt_cache_new("capacity=64M", NULL);
+    unsigned char *pg = page_alloc(ps);
+    int pool = zc_init_fs(c, ps);
+    zc_stats s0, s1, s2;
+    const uint64_t pages = 3000, files = 1000;
+    zc_filekey k = ino(1);
+
+    assert_true(pool >= 0);
+    make_real_page(pg, ps, 0, ps / 4);
+    assert_int_equal(zc_put_page(c, pool, &k, 0, pg), 0);
+    s0 = stats_of(c);
+    zt_assert_stats_sane(&s0, ps, 64u << 20);
+    for (uint64_t i = 1; i < pages; i++) {
+        make_real_page(pg, ps, i, ps / 4);
+        assert_int_equal(zc_put_page(c, pool, &k, i, pg), 0);
+    }
+    s1 = stats_of(c);
+    zt_assert_stats_sane(&s1, ps, 64u << 20);
+    assert_int_equal(s1.stored_pages, pages);
+    assert_int_equal(s1.meta_file_bytes, s0.meta_file_bytes);
+    /* an entry is at least 16 bytes; 256 of them come at a time */
+    assert_true(s1.meta_page_bytes - s0.meta_page_bytes >= (pages - 256) * 16);
+    assert_int_equal(s1.meta_fixed_bytes,
+                     s0.meta_fixed_bytes + (s1.work_bytes - s0.work_bytes));
+    for (uint64_t f = 0; f < files; f++) {
+        make_real_page(pg, ps, pages + f, ps / 4);
+        k = ino(2 + f);
+        assert_int_equal(zc_put_page(c, pool, &k, 0, pg), 0);
+    }
+    s2 = stats_of(c);
+    zt_assert_stats_sane(&s2, ps, 64u << 20);
+    assert_int_equal(s2.objects, 1 + files);
+    /* an object is at least 32 bytes; 64 of them come at a time */
+    assert_true(s2.meta_file_bytes - s1.meta_file_bytes >= (files - 64) * 32);
+    /* a page of a file of its own costs the per-page part one entry
+     * (and a chunk's slack), not an object */
+    assert_true(s2.meta_page_bytes - s1.meta_page_bytes <= (files + 256) * 32);
+    assert_int_equal(s2.meta_fixed_bytes,
+                     s1.meta_fixed_bytes + (s2.work_bytes - s1.work_bytes));
+    free(pg);
+    zc_cache_destroy(c);
+}
+
 static void test_stats_count_a_scripted_sequence_exactly(void **state)
 {
     REQUIRE(NEED_LZO | NEED_REJECT | NEED_EVICT);
@@ -1868,6 +1919,7 @@ int main(void)
         cmocka_unit_test(
             test_capacity_below_one_page_stores_no_compressed_page),
         cmocka_unit_test(test_stats_count_a_scripted_sequence_exactly),
+        cmocka_unit_test(test_meta_split_grows_with_pages_files_and_nothing),
         cmocka_unit_test(test_set_capacity_shrinks_by_policy_and_grows_at_once),
     };
     int failed = cmocka_run_group_tests_name("api", once, NULL, NULL);

@@ -306,6 +306,11 @@ void zt_assert_stats_sane(const zc_stats *s, size_t page_size, size_t capacity)
     assert_true(s->raw_stored <= s->stored_puts);
     assert_true(s->frag_bytes <= s->mem_used_total);
     assert_true(s->shared_pages <= s->stored_pages);
+    /* meta_bytes is split three ways, work space among the fixed bytes. */
+    assert_int_equal(s->meta_page_bytes + s->meta_file_bytes +
+                         s->meta_fixed_bytes,
+                     s->meta_bytes);
+    assert_true(s->work_bytes <= s->meta_fixed_bytes);
 }
 
 void zt_assert_cache_sane(const zc_cache *c, size_t page_size, size_t capacity)
@@ -361,8 +366,9 @@ int zt_tmpdir_setup(void **state)
     if (mkdtemp(g_tmpdir))
         return 0;
     /* cmocka only says the group setup failed: say why */
-    fprintf(stderr, "%s: cannot make a scratch directory %s: %s (set TMPDIR "
-                    "to a writable directory)\n",
+    fprintf(stderr,
+            "%s: cannot make a scratch directory %s: %s (set TMPDIR "
+            "to a writable directory)\n",
             name, g_tmpdir, strerror(errno));
     return -1;
 }

@@ -52,7 +52,8 @@ void zc__arena_destroy(struct zc__arena *a)
         if (a->chunks[i].base)
             zc__free_arena(a->mem, a->chunks[i].base,
                            (size_t)a->chunks[i].nframes << a->page_shift);
-    zc__free(a->mem, a->chunks, a->chunks_cap * sizeof(*a->chunks));
+    zc__free(a->mem, ZC__MEM_PAGE, a->chunks,
+             a->chunks_cap * sizeof(*a->chunks));
     a->chunks = NULL;
     a->nchunks = a->chunks_cap = 0;
 }
@@ -103,13 +104,14 @@ static int chunk_new(struct zc__arena *a, uint32_t *slot_out)
             break;
     if (slot == a->chunks_cap) {
         uint32_t cap = a->chunks_cap ? a->chunks_cap * 2 : 4;
-        struct zc__chunk *t = zc__calloc(a->mem, cap * sizeof(*t));
+        struct zc__chunk *t =
+            zc__calloc(a->mem, ZC__MEM_PAGE, cap * sizeof(*t));
 
         if (!t)
             return -ZC_ENOMEM;
         if (a->chunks)
             memcpy(t, a->chunks, a->chunks_cap * sizeof(*t));
-        zc__free(a->mem, a->chunks, a->chunks_cap * sizeof(*t));
+        zc__free(a->mem, ZC__MEM_PAGE, a->chunks, a->chunks_cap * sizeof(*t));
         a->chunks = t;
         a->chunks_cap = cap;
     }

@@ -95,7 +95,7 @@ static struct zc__scratch *scratch_get(zc_cache *c)
     head = (sizeof(*sc) + 15) & ~(size_t)15;
     wrk = (c->comp->wrkmem_size(c->cfg.page_size, c->level) + 15) & ~(size_t)15;
     bytes = head + wrk + ZC__OBJ_HDR + c->comp->bound(c->cfg.page_size);
-    sc = zc__alloc(&c->mem, bytes);
+    sc = zc__alloc(&c->mem, ZC__MEM_FIXED, bytes);
     if (!sc)
         return NULL;
     sc->next = NULL;
@@ -247,10 +247,10 @@ static bool expand_rings(zc_cache *c, uint32_t **with, unsigned *n)
     }
     if (total > c->evbuf_cap) {
         size_t cap = total * 2;
-        uint32_t *b = zc__alloc(&c->mem, cap * sizeof(*b));
+        uint32_t *b = zc__alloc(&c->mem, ZC__MEM_FIXED, cap * sizeof(*b));
         if (!b)
             return false;
-        zc__free(&c->mem, c->evbuf, c->evbuf_cap * sizeof(*b));
+        zc__free(&c->mem, ZC__MEM_FIXED, c->evbuf, c->evbuf_cap * sizeof(*b));
         c->evbuf = b;
         c->evbuf_cap = cap;
     }
@@ -296,8 +296,7 @@ static bool evict_one(zc_cache *c)
             with = c->mates;
             n = c->aops->mates(c->alloc, h, with, c->mates_max - 1);
         } else {
-            n = c->aops->buddies ? c->aops->buddies(c->alloc, h, with, 3)
-                                 : 0;
+            n = c->aops->buddies ? c->aops->buddies(c->alloc, h, with, 3) : 0;
         }
     }
     /* Handles to entries first: dropping one may compact the others. */
@@ -369,19 +368,20 @@ static void cache_free_parts(zc_cache *c)
     if (c->pstate) {
         if (c->pops->destroy)
             c->pops->destroy(c->pstate);
-        zc__free(&c->mem, c->pstate, c->pops->state_size);
+        zc__free(&c->mem, ZC__MEM_FIXED, c->pstate, c->pops->state_size);
     }
-    zc__free(&c->mem, c->dwrk, c->dwrk_bytes);
+    zc__free(&c->mem, ZC__MEM_FIXED, c->dwrk, c->dwrk_bytes);
     zc__dd_destroy(&c->dd);
-    zc__free(&c->mem, c->evbuf, c->evbuf_cap * sizeof(uint32_t));
-    zc__free(&c->mem, c->mates, (size_t)c->mates_max * sizeof(uint32_t));
+    zc__free(&c->mem, ZC__MEM_FIXED, c->evbuf, c->evbuf_cap * sizeof(uint32_t));
+    zc__free(&c->mem, ZC__MEM_FIXED, c->mates,
+             (size_t)c->mates_max * sizeof(uint32_t));
     zc__index_destroy(&c->idx);
     zc__arena_destroy(&c->arena);
-    zc__free(&c->mem, c->bounce, c->cfg.page_size);
+    zc__free(&c->mem, ZC__MEM_FIXED, c->bounce, c->cfg.page_size);
     while (c->scratch) {
         struct zc__scratch *sc = c->scratch;
         c->scratch = sc->next;
-        zc__free(&c->mem, sc, sc->bytes);
+        zc__free(&c->mem, ZC__MEM_FIXED, sc, sc->bytes);
     }
 }
 
@@ -400,11 +400,13 @@ int zc_cache_create(const zc_config *cfg, zc_cache **out)
     if (rc)
         return rc;
     zc__mem_init(&m, &cfg->mem);
-    c = zc__calloc(&m, sizeof(*c));
+    c = zc__calloc(&m, ZC__MEM_FIXED, sizeof(*c));
     if (!c)
         return -ZC_ENOMEM;
     zc__mem_init(&c->mem, &cfg->mem);
     atomic_store(&c->mem.bytes, atomic_load(&m.bytes));
+    atomic_store(&c->mem.kind_bytes[ZC__MEM_FIXED],
+                 atomic_load(&m.kind_bytes[ZC__MEM_FIXED]));
     c->cfg = *cfg;
     c->comp = zc__find_compressor(cfg->compressor);
     c->aops = zc__find_allocator(cfg->allocator);
@@ -418,12 +420,12 @@ int zc_cache_create(const zc_config *cfg, zc_cache **out)
     atomic_init(&c->epoch, 0);
     atomic_init(&c->work_bytes, 0);
     if (pthread_mutex_init(&c->lock, NULL)) {
-        zc__free(&c->mem, c, sizeof(*c));
+        zc__free(&c->mem, ZC__MEM_FIXED, c, sizeof(*c));
         return -ZC_ENOMEM;
     }
     if (pthread_mutex_init(&c->scratch_lock, NULL)) {
         pthread_mutex_destroy(&c->lock);
-        zc__free(&c->mem, c, sizeof(*c));
+        zc__free(&c->mem, ZC__MEM_FIXED, c, sizeof(*c));
         return -ZC_ENOMEM;
     }
     zc__arena_init(&c->arena, &c->mem, cfg->page_size,
@@ -433,12 +435,13 @@ int zc_cache_create(const zc_config *cfg, zc_cache **out)
     reloc.moved = on_moved;
     reloc.ctx = c;
     rc = -ZC_ENOMEM;
-    c->bounce = zc__alloc(&c->mem, cfg->page_size);
-    c->pstate = zc__calloc(&c->mem, c->pops->state_size);
+    c->bounce = zc__alloc(&c->mem, ZC__MEM_FIXED, cfg->page_size);
+    c->pstate = zc__calloc(&c->mem, ZC__MEM_FIXED, c->pops->state_size);
     if (!c->bounce || !c->pstate)
         goto fail;
     c->dwrk_bytes = c->comp->dwrkmem_size(cfg->page_size);
-    if (c->dwrk_bytes && !(c->dwrk = zc__alloc(&c->mem, c->dwrk_bytes)))
+    if (c->dwrk_bytes &&
+        !(c->dwrk = zc__alloc(&c->mem, ZC__MEM_FIXED, c->dwrk_bytes)))
         goto fail;
     if (c->dwrk && c->comp->init_dwrkmem)
         c->comp->init_dwrkmem(c->dwrk, cfg->page_size);
@@ -446,7 +449,8 @@ int zc_cache_create(const zc_config *cfg, zc_cache **out)
         /* An object's frames hold at most two frames' worth of others
          * (objects take at least 8 bytes) and the cache's header. */
         c->mates_max = (unsigned)(2 * cfg->page_size / 8 + 8);
-        c->mates = zc__alloc(&c->mem, c->mates_max * sizeof(uint32_t));
+        c->mates =
+            zc__alloc(&c->mem, ZC__MEM_FIXED, c->mates_max * sizeof(uint32_t));
         if (!c->mates)
             goto fail;
     }
@@ -469,7 +473,7 @@ fail:
     pthread_mutex_destroy(&c->scratch_lock);
     pthread_mutex_destroy(&c->lock);
     m = c->mem;
-    zc__free(&m, c, sizeof(*c));
+    zc__free(&m, ZC__MEM_FIXED, c, sizeof(*c));
     return rc;
 }
 
@@ -480,10 +484,15 @@ void zc_cache_destroy(zc_cache *c)
     if (!c)
         return;
     cache_free_parts(c);
+    /* Every allocation was freed under the kind it was made with. */
+    ZC_ASSERT(atomic_load(&c->mem.arena_bytes) == 0);
+    ZC_ASSERT(atomic_load(&c->mem.kind_bytes[ZC__MEM_PAGE]) == 0);
+    ZC_ASSERT(atomic_load(&c->mem.kind_bytes[ZC__MEM_FILE]) == 0);
+    ZC_ASSERT(atomic_load(&c->mem.kind_bytes[ZC__MEM_FIXED]) == sizeof(*c));
     pthread_mutex_destroy(&c->scratch_lock);
     pthread_mutex_destroy(&c->lock);
     m = c->mem;
-    zc__free(&m, c, sizeof(*c));
+    zc__free(&m, ZC__MEM_FIXED, c, sizeof(*c));
 }
 
 /* ---- pools -------------------------------------------------------------- */
@@ -548,8 +557,8 @@ int zc_memo_prepare(zc_memo *m, zc_cache *c, const void *page)
                           ZC__OBJ_HDR + c->comp->bound(ps));
     if (!w)
         return -ZC_ENOMEM;
-    rc = zc__memo_compress(m, c->comp, c->level, page, ps,
-                           w->out + ZC__OBJ_HDR, &clen, w->wrkmem, &ns);
+    rc = zc__memo_compress(m, c->comp, c->level, page, ps, w->out + ZC__OBJ_HDR,
+                           &clen, w->wrkmem, &ns);
     zc__memo_work_put(m, w);
     (void)rc; /* a failed compression is remembered like any other */
     return 0;
@@ -685,12 +694,13 @@ static void put_compress(struct put *p, unsigned flags)
     /* A page the admission filter refuses costs no compression. */
     p->inactive = c->cfg.active_only && !(flags & ZC_PUT_ACTIVE);
     if (!p->inactive)
-        p->same = c->cfg.same_filled && is_same_filled(p->page, p->ps, &p->word);
+        p->same =
+            c->cfg.same_filled && is_same_filled(p->page, p->ps, &p->word);
     if (p->same || p->inactive)
         return;
     p->sc = scratch_get(c);
-    p->crc = p->sc ? compress_page(c, p->sc, p->page, &p->clen, &p->dt)
-                   : -ZC_ENOMEM;
+    p->crc =
+        p->sc ? compress_page(c, p->sc, p->page, &p->clen, &p->dt) : -ZC_ENOMEM;
 }
 
 static int put_admit(struct put *p)
@@ -711,7 +721,8 @@ static int put_admit(struct put *p)
         }
         return ZC_PUT_REJECT_RACE;
     }
-    p->oid = zc__object_find(&c->idx, p->pool, p->key, (uint32_t)(p->index >> 32));
+    p->oid =
+        zc__object_find(&c->idx, p->pool, p->key, (uint32_t)(p->index >> 32));
     if (p->oid) {
         uint32_t eid = zc__page_find(&c->idx, p->oid, (uint32_t)p->index);
         if (eid) {
@@ -745,9 +756,8 @@ static int put_admit(struct put *p)
     }
     p->raw = p->raw || p->clen + ZC__OBJ_HDR > c->obj_max;
     if (c->cfg.dedup) {
-        struct same_copy sx = {c, p->raw,
-                               p->raw ? p->page : p->sc->out + ZC__OBJ_HDR,
-                               p->clen};
+        struct same_copy sx = {
+            c, p->raw, p->raw ? p->page : p->sc->out + ZC__OBJ_HDR, p->clen};
         p->dhash = zc__dd_hash(sx.bytes, p->raw ? p->ps : p->clen);
         p->anchor = zc__dd_find(&c->dd, p->dhash, is_same_copy, &sx);
     }
@@ -832,7 +842,8 @@ static int put_room(struct put *p)
     }
     if (!rc) {
         rc = c->pops->insert(c->pstate, p->eid, put_size(p));
-        if (!rc && c->cfg.dedup && (rc = zc__dd_insert(&c->dd, p->dhash, p->eid)))
+        if (!rc && c->cfg.dedup &&
+            (rc = zc__dd_insert(&c->dd, p->dhash, p->eid)))
             c->pops->remove(c->pstate, p->eid);
         if (rc && p->raw)
             zc__arena_free(&c->arena, p->handle & ~ZC__HANDLE_RAW);
@@ -896,8 +907,12 @@ int zc_put_page_info(zc_cache *c, int pool, const zc_filekey *key,
                      uint64_t index, const void *page, unsigned flags,
                      zc_put_info *info)
 {
-    struct put p = {.c = c, .pool = pool, .key = key, .index = index,
-                    .page = page, .anchor = ZC__DD_NONE,
+    struct put p = {.c = c,
+                    .pool = pool,
+                    .key = key,
+                    .index = index,
+                    .page = page,
+                    .anchor = ZC__DD_NONE,
                     .handle = ZC__HANDLE_SAME};
     int rc;
 
@@ -931,9 +946,9 @@ int zc_put_page_info(zc_cache *c, int pool, const zc_filekey *key,
     if (rc >= 0)
         c->st.puts++;
     /* every page held went in by a stored put and is counted once */
-    ZC_ASSERT(c->st.stored_pages ==
-              c->st.stored_puts - c->st.invalidates - c->st.evictions -
-                  c->st.replaced - c->st.exclusive_drops);
+    ZC_ASSERT(c->st.stored_pages == c->st.stored_puts - c->st.invalidates -
+                                        c->st.evictions - c->st.replaced -
+                                        c->st.exclusive_drops);
     ZC_ASSERT(c->st.compressions_rejected <= c->st.compressions);
     ZC_ASSERT(c->arena.frames_used <= c->arena.max_frames);
     pthread_mutex_unlock(&c->lock);
@@ -1011,7 +1026,8 @@ int zc_get_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
     h = e->handle;
     t0 = zc__now_ns();
     if (h == ZC__HANDLE_SAME) {
-        fill_words(page, c->cfg.page_size, (uint64_t)e->fill_hi << 32 | e->fill_lo);
+        fill_words(page, c->cfg.page_size,
+                   (uint64_t)e->fill_hi << 32 | e->fill_lo);
     } else if (h & ZC__HANDLE_RAW) {
         memcpy(page, zc__arena_frame(&c->arena, h & ~ZC__HANDLE_RAW),
                c->cfg.page_size);

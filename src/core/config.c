@@ -291,8 +291,7 @@ struct apply_ctx {
     bool named_compressor, named_level;
 };
 
-static int apply_item(void *ctx, char *key, char *val, char *err,
-                      size_t errlen)
+static int apply_item(void *ctx, char *key, char *val, char *err, size_t errlen)
 {
     struct apply_ctx *x = ctx;
 

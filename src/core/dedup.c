@@ -62,10 +62,13 @@ void zc__dd_init(struct zc__dedup *d, struct zc__mem *mem)
 void zc__dd_destroy(struct zc__dedup *d)
 {
     if (d->tab)
-        zc__free(d->mem, d->tab, ((size_t)d->mask + 1) * sizeof(*d->tab));
+        zc__free(d->mem, ZC__MEM_PAGE, d->tab,
+                 ((size_t)d->mask + 1) * sizeof(*d->tab));
     for (uint32_t i = 0; i < d->nring; i++)
-        zc__free(d->mem, d->ring[i], 256 * sizeof(struct zc__dd_link));
-    zc__free(d->mem, d->ring, (size_t)d->ring_cap * sizeof(*d->ring));
+        zc__free(d->mem, ZC__MEM_PAGE, d->ring[i],
+                 256 * sizeof(struct zc__dd_link));
+    zc__free(d->mem, ZC__MEM_PAGE, d->ring,
+             (size_t)d->ring_cap * sizeof(*d->ring));
     memset(d, 0, sizeof(*d));
 }
 
@@ -94,7 +97,8 @@ int zc__dd_insert(struct zc__dedup *d, uint32_t hash, uint32_t anchor)
 {
     if (!d->tab || (d->used + 1) * 2 > d->mask + 1) {
         uint32_t n = d->tab ? (d->mask + 1) * 2 : 256;
-        struct zc__dd_slot *t = zc__alloc(d->mem, (size_t)n * sizeof(*t));
+        struct zc__dd_slot *t =
+            zc__alloc(d->mem, ZC__MEM_PAGE, (size_t)n * sizeof(*t));
         if (!t)
             return -ZC_ENOMEM;
         memset(t, 0xFF, (size_t)n * sizeof(*t));
@@ -102,7 +106,8 @@ int zc__dd_insert(struct zc__dedup *d, uint32_t hash, uint32_t anchor)
             if (d->tab[i].anchor != ZC__DD_NONE)
                 place(t, n - 1, d->tab[i]);
         if (d->tab)
-            zc__free(d->mem, d->tab, ((size_t)d->mask + 1) * sizeof(*d->tab));
+            zc__free(d->mem, ZC__MEM_PAGE, d->tab,
+                     ((size_t)d->mask + 1) * sizeof(*d->tab));
         d->tab = t;
         d->mask = n - 1;
     }
@@ -174,16 +179,18 @@ int zc__dd_ring_reserve(struct zc__dedup *d, uint32_t eid)
         if (d->nring == d->ring_cap) {
             uint32_t cap = d->ring_cap ? d->ring_cap * 2 : 16;
             struct zc__dd_link **t =
-                zc__alloc(d->mem, (size_t)cap * sizeof(*t));
+                zc__alloc(d->mem, ZC__MEM_PAGE, (size_t)cap * sizeof(*t));
             if (!t)
                 return -ZC_ENOMEM;
             if (d->nring)
                 memcpy(t, d->ring, (size_t)d->nring * sizeof(*t));
-            zc__free(d->mem, d->ring, (size_t)d->ring_cap * sizeof(*t));
+            zc__free(d->mem, ZC__MEM_PAGE, d->ring,
+                     (size_t)d->ring_cap * sizeof(*t));
             d->ring = t;
             d->ring_cap = cap;
         }
-        d->ring[d->nring] = zc__alloc(d->mem, 256 * sizeof(struct zc__dd_link));
+        d->ring[d->nring] =
+            zc__alloc(d->mem, ZC__MEM_PAGE, 256 * sizeof(struct zc__dd_link));
         if (!d->ring[d->nring])
             return -ZC_ENOMEM;
         d->nring++;

@@ -55,24 +55,27 @@ void zc__index_destroy(struct zc__index *x)
         struct zc__object *c = x->ochunk[i];
         for (uint32_t j = 0; j < OBJ_PER_CHUNK; j++)
             if (c[j].live && c[j].nb_log2)
-                zc__free(m, c[j].t.buckets, sizeof(uint32_t) << c[j].nb_log2);
-        zc__free(m, c, OBJ_PER_CHUNK * sizeof(*c));
+                zc__free(m, ZC__MEM_PAGE, c[j].t.buckets,
+                         sizeof(uint32_t) << c[j].nb_log2);
+        zc__free(m, ZC__MEM_FILE, c, OBJ_PER_CHUNK * sizeof(*c));
     }
-    zc__free(m, x->ochunk, x->ochunks_cap * sizeof(*x->ochunk));
+    zc__free(m, ZC__MEM_FILE, x->ochunk, x->ochunks_cap * sizeof(*x->ochunk));
     for (uint32_t i = 0; i < x->ents.nchunks; i++)
-        zc__free(m, x->ents.chunk[i], ENT_PER_CHUNK * sizeof(struct zc__entry));
-    zc__free(m, x->ents.chunk, x->ents.chunks_cap * sizeof(*x->ents.chunk));
+        zc__free(m, ZC__MEM_PAGE, x->ents.chunk[i],
+                 ENT_PER_CHUNK * sizeof(struct zc__entry));
+    zc__free(m, ZC__MEM_PAGE, x->ents.chunk,
+             x->ents.chunks_cap * sizeof(*x->ents.chunk));
     for (uint32_t i = 0; i < x->npools; i++)
         if (x->pools[i].live)
-            zc__free(m, x->pools[i].buckets,
+            zc__free(m, ZC__MEM_FILE, x->pools[i].buckets,
                      sizeof(uint32_t) << x->pools[i].nb_log2);
-    zc__free(m, x->pools, x->pools_cap * sizeof(*x->pools));
+    zc__free(m, ZC__MEM_FIXED, x->pools, x->pools_cap * sizeof(*x->pools));
     memset(x, 0, sizeof(*x));
 }
 
 /* Grow a pointer table (of slab chunks) to hold one more. */
-static int grow_table(struct zc__mem *m, void ***table, uint32_t *cap,
-                      uint32_t n)
+static int grow_table(struct zc__mem *m, enum zc__mem_kind kind, void ***table,
+                      uint32_t *cap, uint32_t n)
 {
     uint32_t ncap;
     void **t;
@@ -80,12 +83,12 @@ static int grow_table(struct zc__mem *m, void ***table, uint32_t *cap,
     if (n < *cap)
         return 0;
     ncap = *cap ? *cap * 2 : 8;
-    t = zc__alloc(m, ncap * sizeof(void *));
+    t = zc__alloc(m, kind, ncap * sizeof(void *));
     if (!t)
         return -ZC_ENOMEM;
     if (*table)
         memcpy(t, *table, *cap * sizeof(void *));
-    zc__free(m, *table, *cap * sizeof(void *));
+    zc__free(m, kind, *table, *cap * sizeof(void *));
     *table = t;
     *cap = ncap;
     return 0;
@@ -102,9 +105,10 @@ int zc__entry_new(struct zc__index *x, uint32_t *id)
     if (!E->free) {
         if ((uint64_t)(E->nchunks + 1) << ZC__ENT_SHIFT > ZC__ID_MAX)
             return -ZC_ENOSPC;
-        if (grow_table(x->mem, (void ***)&E->chunk, &E->chunks_cap, E->nchunks))
+        if (grow_table(x->mem, ZC__MEM_PAGE, (void ***)&E->chunk,
+                       &E->chunks_cap, E->nchunks))
             return -ZC_ENOMEM;
-        c = zc__alloc(x->mem, ENT_PER_CHUNK * sizeof(*c));
+        c = zc__alloc(x->mem, ZC__MEM_PAGE, ENT_PER_CHUNK * sizeof(*c));
         if (!c)
             return -ZC_ENOMEM;
         memset(c, 0, ENT_PER_CHUNK * sizeof(*c));
@@ -147,16 +151,17 @@ int zc__pool_new(struct zc__index *x, uint64_t born, int *id)
         return -ZC_ENOSPC;
     if (i == x->pools_cap) {
         uint32_t cap = x->pools_cap ? x->pools_cap * 2 : 8;
-        struct zc__pool *t = zc__calloc(x->mem, cap * sizeof(*t));
+        struct zc__pool *t =
+            zc__calloc(x->mem, ZC__MEM_FIXED, cap * sizeof(*t));
         if (!t)
             return -ZC_ENOMEM;
         if (x->pools)
             memcpy(t, x->pools, x->pools_cap * sizeof(*t));
-        zc__free(x->mem, x->pools, x->pools_cap * sizeof(*t));
+        zc__free(x->mem, ZC__MEM_FIXED, x->pools, x->pools_cap * sizeof(*t));
         x->pools = t;
         x->pools_cap = cap;
     }
-    b = zc__calloc(x->mem, sizeof(uint32_t) << POOL_NB_LOG2);
+    b = zc__calloc(x->mem, ZC__MEM_FILE, sizeof(uint32_t) << POOL_NB_LOG2);
     if (!b)
         return -ZC_ENOMEM;
     if (i == x->npools)
@@ -176,7 +181,7 @@ void zc__pool_release(struct zc__index *x, int id, uint64_t epoch)
 {
     struct zc__pool *p = &x->pools[id];
 
-    zc__free(x->mem, p->buckets, sizeof(uint32_t) << p->nb_log2);
+    zc__free(x->mem, ZC__MEM_FILE, p->buckets, sizeof(uint32_t) << p->nb_log2);
     memset(p, 0, sizeof(*p));
     p->died = epoch;
     x->live_pools--;
@@ -187,7 +192,8 @@ void zc__pool_release(struct zc__index *x, int id, uint64_t epoch)
 static void pool_rehash(struct zc__index *x, struct zc__pool *p,
                         unsigned nb_log2)
 {
-    uint32_t *nb = zc__calloc(x->mem, sizeof(uint32_t) << nb_log2);
+    uint32_t *nb =
+        zc__calloc(x->mem, ZC__MEM_FILE, sizeof(uint32_t) << nb_log2);
 
     if (!nb)
         return; /* longer chains, still correct */
@@ -202,7 +208,7 @@ static void pool_rehash(struct zc__index *x, struct zc__pool *p,
             oid = next;
         }
     }
-    zc__free(x->mem, p->buckets, sizeof(uint32_t) << p->nb_log2);
+    zc__free(x->mem, ZC__MEM_FILE, p->buckets, sizeof(uint32_t) << p->nb_log2);
     p->buckets = nb;
     p->nb_log2 = (uint8_t)nb_log2;
 }
@@ -252,10 +258,10 @@ int zc__object_new(struct zc__index *x, int pool, const zc_filekey *key,
 
         if ((uint64_t)(x->nochunks + 1) << ZC__OBJ_SHIFT > ZC__ID_MAX)
             return -ZC_ENOSPC;
-        if (grow_table(x->mem, (void ***)&x->ochunk, &x->ochunks_cap,
-                       x->nochunks))
+        if (grow_table(x->mem, ZC__MEM_FILE, (void ***)&x->ochunk,
+                       &x->ochunks_cap, x->nochunks))
             return -ZC_ENOMEM;
-        c = zc__calloc(x->mem, OBJ_PER_CHUNK * sizeof(*c));
+        c = zc__calloc(x->mem, ZC__MEM_FILE, OBJ_PER_CHUNK * sizeof(*c));
         if (!c)
             return -ZC_ENOMEM;
         base = x->nochunks << ZC__OBJ_SHIFT;
@@ -302,7 +308,8 @@ void zc__object_release(struct zc__index *x, uint32_t oid)
     if (!zc__object_find_any(x, o->pool, &o->key))
         x->files--;
     if (o->nb_log2)
-        zc__free(x->mem, o->t.buckets, sizeof(uint32_t) << o->nb_log2);
+        zc__free(x->mem, ZC__MEM_PAGE, o->t.buckets,
+                 sizeof(uint32_t) << o->nb_log2);
     memset(o, 0, sizeof(*o));
     o->hnext = x->ofree;
     x->ofree = oid;
@@ -342,7 +349,7 @@ static void page_rehash(struct zc__index *x, uint32_t oid, unsigned nb_log2)
     uint32_t one;
 
     if (nb_log2) {
-        nb = zc__alloc(x->mem, sizeof(uint32_t) << nb_log2);
+        nb = zc__alloc(x->mem, ZC__MEM_PAGE, sizeof(uint32_t) << nb_log2);
         if (!nb)
             return; /* longer chains, still correct */
     } else {
@@ -362,7 +369,8 @@ static void page_rehash(struct zc__index *x, uint32_t oid, unsigned nb_log2)
         }
     }
     if (o->nb_log2)
-        zc__free(x->mem, o->t.buckets, sizeof(uint32_t) << o->nb_log2);
+        zc__free(x->mem, ZC__MEM_PAGE, o->t.buckets,
+                 sizeof(uint32_t) << o->nb_log2);
     if (nb_log2) {
         o->t.buckets = nb;
     } else {

@@ -1,5 +1,6 @@
 /*
- * core/index.h - pool -> object -> page, as tmem and zcache indexed their pages.
+ * core/index.h - pool -> object -> page, as tmem and zcache indexed their
+ * pages.
  *
  * A page held by the cache is an entry of 20 bytes in a chunked slab,
  * named by a 32-bit id (0 is never handed out: it is the policies' list
@@ -40,9 +41,9 @@ struct zc__entry {
     uint32_t handle; /* allocator handle, ZC__HANDLE_RAW | frame, or SAME */
     /* Two words whose meaning is the entry's kind and the policy's: */
     union {
-        struct {              /* lru, fifo, frame_lru, clock: the list, */
-            uint32_t prev;    /* through entry ids (clock keeps its */
-            uint32_t next;    /* referenced bit in prev's bit 31) */
+        struct {           /* lru, fifo, frame_lru, clock: the list, */
+            uint32_t prev; /* through entry ids (clock keeps its */
+            uint32_t next; /* referenced bit in prev's bit 31) */
         };
         struct {              /* gdsf: */
             uint32_t heap_at; /* the entry's slot in the heap */

@@ -38,16 +38,27 @@
 
 /* ---- mem.c: every heap byte of a cache goes through here -------------- */
 
+/* What a metadata allocation grows with, for zc_stats' split of
+ * meta_bytes: every call names it, and the free names it again. */
+enum zc__mem_kind {
+    ZC__MEM_FIXED, /* neither: the cache, back-end tables, work space */
+    ZC__MEM_FILE,  /* the files held: objects, the pools' tables of them */
+    ZC__MEM_PAGE,  /* the pages (or frames) held: entries, their buckets,
+                      allocator spans, policy and dedup state */
+    ZC__MEM_KINDS
+};
+
 struct zc__mem {
     zc_mem hook;
-    atomic_size_t bytes;       /* all bytes held now */
-    atomic_size_t arena_bytes; /* of which arena frames */
+    atomic_size_t bytes;                     /* all bytes held now */
+    atomic_size_t arena_bytes;               /* of which arena frames */
+    atomic_size_t kind_bytes[ZC__MEM_KINDS]; /* the rest, by kind */
 };
 
 void zc__mem_init(struct zc__mem *m, const zc_mem *hook);
-void *zc__alloc(struct zc__mem *m, size_t n);
-void *zc__calloc(struct zc__mem *m, size_t n);
-void zc__free(struct zc__mem *m, void *p, size_t n);
+void *zc__alloc(struct zc__mem *m, enum zc__mem_kind kind, size_t n);
+void *zc__calloc(struct zc__mem *m, enum zc__mem_kind kind, size_t n);
+void zc__free(struct zc__mem *m, enum zc__mem_kind kind, void *p, size_t n);
 void *zc__alloc_arena(struct zc__mem *m, size_t n);
 void zc__free_arena(struct zc__mem *m, void *p, size_t n);
 

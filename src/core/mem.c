@@ -38,9 +38,11 @@ void zc__mem_init(struct zc__mem *m, const zc_mem *hook)
     }
     atomic_init(&m->bytes, 0);
     atomic_init(&m->arena_bytes, 0);
+    for (int k = 0; k < ZC__MEM_KINDS; k++)
+        atomic_init(&m->kind_bytes[k], 0);
 }
 
-void *zc__alloc(struct zc__mem *m, size_t n)
+static void *hook_alloc(struct zc__mem *m, size_t n)
 {
     void *p = m->hook.alloc(m->hook.opaque, n ? n : 1);
 
@@ -49,26 +51,41 @@ void *zc__alloc(struct zc__mem *m, size_t n)
     return p;
 }
 
-void *zc__calloc(struct zc__mem *m, size_t n)
+static void hook_free(struct zc__mem *m, void *p, size_t n)
 {
-    void *p = zc__alloc(m, n);
+    atomic_fetch_sub(&m->bytes, n);
+    m->hook.free(m->hook.opaque, p);
+}
+
+void *zc__alloc(struct zc__mem *m, enum zc__mem_kind kind, size_t n)
+{
+    void *p = hook_alloc(m, n);
+
+    if (p)
+        atomic_fetch_add(&m->kind_bytes[kind], n);
+    return p;
+}
+
+void *zc__calloc(struct zc__mem *m, enum zc__mem_kind kind, size_t n)
+{
+    void *p = zc__alloc(m, kind, n);
 
     if (p)
         memset(p, 0, n);
     return p;
 }
 
-void zc__free(struct zc__mem *m, void *p, size_t n)
+void zc__free(struct zc__mem *m, enum zc__mem_kind kind, void *p, size_t n)
 {
     if (!p)
         return;
-    atomic_fetch_sub(&m->bytes, n);
-    m->hook.free(m->hook.opaque, p);
+    atomic_fetch_sub(&m->kind_bytes[kind], n);
+    hook_free(m, p, n);
 }
 
 void *zc__alloc_arena(struct zc__mem *m, size_t n)
 {
-    void *p = zc__alloc(m, n);
+    void *p = hook_alloc(m, n);
 
     if (p)
         atomic_fetch_add(&m->arena_bytes, n);
@@ -80,5 +97,5 @@ void zc__free_arena(struct zc__mem *m, void *p, size_t n)
     if (!p)
         return;
     atomic_fetch_sub(&m->arena_bytes, n);
-    zc__free(m, p, n);
+    hook_free(m, p, n);
 }

@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memo.h"
 #include "hash.h"
+#include "memo.h"
 
 enum { STRIPES = 256 };
 

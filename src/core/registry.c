@@ -3,9 +3,9 @@
  *
  * Each kind of back-end (compressor, allocator, policy) is a const table of
  * ops tables.  Adding a back-end is adding one line here and one file in
- * src/core/compress/, src/core/alloc/ or src/core/policy/; the configuration parser, the
- * tools' --help and the conformance tests find it through these tables and
- * never through an if-chain of names.
+ * src/core/compress/, src/core/alloc/ or src/core/policy/; the configuration
+ * parser, the tools' --help and the conformance tests find it through these
+ * tables and never through an if-chain of names.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

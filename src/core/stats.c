@@ -26,7 +26,7 @@ enum {
 #define ZC__IDX(f) zc__stats_idx_##f,
     ZC_STATS_FIELDS(ZC__IDX)
 #undef ZC__IDX
-    zc__stats_nfields
+        zc__stats_nfields
 };
 #define ZC__AT(f)                                                              \
     _Static_assert(offsetof(zc_stats, f) ==                                    \
@@ -70,9 +70,15 @@ int zc_stats_get(const zc_cache *cc, zc_stats *out)
     arena = atomic_load(&c->mem.arena_bytes);
     all = atomic_load(&c->mem.bytes);
     out->work_bytes = atomic_load(&c->work_bytes);
+    out->meta_page_bytes = atomic_load(&c->mem.kind_bytes[ZC__MEM_PAGE]);
+    out->meta_file_bytes = atomic_load(&c->mem.kind_bytes[ZC__MEM_FILE]);
     pthread_mutex_unlock(&c->lock);
     out->arena_bytes = arena;
     out->meta_bytes = all - arena;
+    /* Page and file metadata change only under the lock; the rest,
+     * scratch buffers taken outside it included, is fixed. */
+    out->meta_fixed_bytes =
+        out->meta_bytes - out->meta_page_bytes - out->meta_file_bytes;
     return 0;
 }
 
@@ -270,9 +276,9 @@ static int check_locked(const zc_cache *c)
             hist += s->compr_size_hist[b];
         if (s->compressions_rejected > s->compressions ||
             s->compressions < hist || s->compressions > hist + s->reject_race ||
-            s->compressions_rejected >
-                s->reject_compress_poor + s->reject_full + s->reject_nospace +
-                    s->reject_race ||
+            s->compressions_rejected > s->reject_compress_poor +
+                                           s->reject_full + s->reject_nospace +
+                                           s->reject_race ||
             s->decompressions > s->succ_gets)
             return -ZC_ECORRUPT;
     }

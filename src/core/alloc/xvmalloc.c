@@ -249,12 +249,12 @@ static int held_add(struct xv *x, uint32_t frame)
         uint64_t *t;
         while (n <= w)
             n *= 2;
-        t = zc__calloc(x->mem, n * sizeof(*t));
+        t = zc__calloc(x->mem, ZC__MEM_PAGE, n * sizeof(*t));
         if (!t)
             return -ZC_ENOMEM;
         if (x->held)
             memcpy(t, x->held, x->held_words * sizeof(*t));
-        zc__free(x->mem, x->held, x->held_words * sizeof(*t));
+        zc__free(x->mem, ZC__MEM_PAGE, x->held, x->held_words * sizeof(*t));
         x->held = t;
         x->held_words = n;
     }
@@ -279,15 +279,15 @@ static void xv_destroy(void *p)
     if (!x)
         return;
     /* Frames go back with the arena. */
-    zc__free(x->mem, x->held, x->held_words * sizeof(*x->held));
-    zc__free(x->mem, x->heads, x->nlists * sizeof(*x->heads));
-    zc__free(x->mem, x, sizeof(*x));
+    zc__free(x->mem, ZC__MEM_PAGE, x->held, x->held_words * sizeof(*x->held));
+    zc__free(x->mem, ZC__MEM_FIXED, x->heads, x->nlists * sizeof(*x->heads));
+    zc__free(x->mem, ZC__MEM_FIXED, x, sizeof(*x));
 }
 
 static int xv_create(struct zc__arena *arena, struct zc__mem *mem,
                      const struct zc__relocate *reloc, void **out)
 {
-    struct xv *x = zc__calloc(mem, sizeof(*x));
+    struct xv *x = zc__calloc(mem, ZC__MEM_FIXED, sizeof(*x));
 
     ZC__UNUSED(reloc);
     if (!x)
@@ -300,7 +300,7 @@ static int xv_create(struct zc__arena *arena, struct zc__mem *mem,
     while (((x->page - MIN_BLOCK) >> x->dshift) + 1 > MAX_WORDS * 64)
         x->dshift++;
     x->nlists = (uint32_t)((x->page - MIN_BLOCK) >> x->dshift) + 1;
-    x->heads = zc__calloc(mem, x->nlists * sizeof(*x->heads));
+    x->heads = zc__calloc(mem, ZC__MEM_FIXED, x->nlists * sizeof(*x->heads));
     if (!x->heads) {
         xv_destroy(x);
         return -ZC_ENOMEM;

@@ -125,13 +125,13 @@ static void z3_destroy(void *p)
     if (!z)
         return;
     /* Frames go back with the arena. */
-    zc__free(z->mem, z, sizeof(*z));
+    zc__free(z->mem, ZC__MEM_FIXED, z, sizeof(*z));
 }
 
 static int z3_create(struct zc__arena *arena, struct zc__mem *mem,
                      const struct zc__relocate *reloc, void **out)
 {
-    struct z3 *z = zc__calloc(mem, sizeof(*z));
+    struct z3 *z = zc__calloc(mem, ZC__MEM_FIXED, sizeof(*z));
 
     if (!z)
         return -ZC_ENOMEM;

@@ -85,14 +85,14 @@ static void zb_destroy(void *p)
     if (!z)
         return;
     /* Frames go back with the arena; only our own tables here. */
-    zc__free(z->mem, z->lists, z->nlists * sizeof(*z->lists));
-    zc__free(z->mem, z, sizeof(*z));
+    zc__free(z->mem, ZC__MEM_FIXED, z->lists, z->nlists * sizeof(*z->lists));
+    zc__free(z->mem, ZC__MEM_FIXED, z, sizeof(*z));
 }
 
 static int zb_create(struct zc__arena *arena, struct zc__mem *mem,
                      const struct zc__relocate *reloc, void **out)
 {
-    struct zb *z = zc__calloc(mem, sizeof(*z));
+    struct zb *z = zc__calloc(mem, ZC__MEM_FIXED, sizeof(*z));
 
     ZC__UNUSED(reloc);
     if (!z)
@@ -101,7 +101,7 @@ static int zb_create(struct zc__arena *arena, struct zc__mem *mem,
     z->mem = mem;
     z->page = arena->page_size;
     z->nlists = (uint32_t)(z->page / BUCKET + 1);
-    z->lists = zc__calloc(mem, z->nlists * sizeof(*z->lists));
+    z->lists = zc__calloc(mem, ZC__MEM_FIXED, z->nlists * sizeof(*z->lists));
     if (!z->lists) {
         zb_destroy(z);
         return -ZC_ENOMEM;

@@ -88,7 +88,7 @@ struct zs {
     unsigned shift, off_bits;
     /* the geometry in force: built for a budget of geom_frames */
     uint32_t geom_frames;
-    uint32_t borrow; /* how much larger a borrowed slot may be, 16.16 */
+    uint32_t borrow;    /* how much larger a borrowed slot may be, 16.16 */
     uint16_t *class_of; /* by size / STEP: the classes of the longest span
                            in force, tiers[max_span] */
     uint32_t first;     /* and the first of them (the largest) */
@@ -106,7 +106,7 @@ struct zs {
     uint32_t free_id; /* first free id + 1 */
     unsigned slot_bits;
     uint32_t max_objs; /* objects per span of any class (the bitmap's) */
-    uint8_t *bitmap; /* compaction scratch: one bit per slot */
+    uint8_t *bitmap;   /* compaction scratch: one bit per slot */
     size_t bitmap_bytes;
     uint8_t *bounce; /* compaction scratch: one object */
     uint64_t objects;
@@ -136,21 +136,22 @@ static void zs_destroy(void *p)
             continue;
         for (unsigned f = 0; f < sp->nframes; f++)
             zc__arena_free(z->arena, sp->frames[f]);
-        zc__free(z->mem, sp, span_bytes(sp));
+        zc__free(z->mem, ZC__MEM_PAGE, sp, span_bytes(sp));
     }
-    zc__free(z->mem, z->spans, z->spans_cap * sizeof(*z->spans));
-    zc__free(z->mem, z->classes, z->nclasses * sizeof(*z->classes));
+    zc__free(z->mem, ZC__MEM_PAGE, z->spans, z->spans_cap * sizeof(*z->spans));
+    zc__free(z->mem, ZC__MEM_FIXED, z->classes,
+             z->nclasses * sizeof(*z->classes));
     for (unsigned t = 0; t <= MAX_SPAN; t++)
-        zc__free(z->mem, z->tiers[t].class_of,
+        zc__free(z->mem, ZC__MEM_FIXED, z->tiers[t].class_of,
                  z->nsizes * sizeof(*z->tiers[t].class_of));
-    zc__free(z->mem, z->bitmap, z->bitmap_bytes);
-    zc__free(z->mem, z->bounce, z->page);
-    zc__free(z->mem, z, sizeof(*z));
+    zc__free(z->mem, ZC__MEM_FIXED, z->bitmap, z->bitmap_bytes);
+    zc__free(z->mem, ZC__MEM_FIXED, z->bounce, z->page);
+    zc__free(z->mem, ZC__MEM_FIXED, z, sizeof(*z));
 }
 
 /* The span length in 1..max_span frames that wastes least for size s. */
-static void best_span(size_t page, size_t s, unsigned max_span,
-                      size_t max_objs, unsigned *span, unsigned *objs)
+static void best_span(size_t page, size_t s, unsigned max_span, size_t max_objs,
+                      unsigned *span, unsigned *objs)
 {
     double best = -1;
 
@@ -173,7 +174,8 @@ static int tier_build(struct zs *z, unsigned max_span, size_t max_objs)
 {
     unsigned span = 0, objs = 0;
     uint32_t n = 0, first = z->nclasses;
-    uint16_t *class_of = zc__alloc(z->mem, z->nsizes * sizeof(*class_of));
+    uint16_t *class_of =
+        zc__alloc(z->mem, ZC__MEM_FIXED, z->nsizes * sizeof(*class_of));
     struct zs_class *classes;
 
     if (!class_of)
@@ -201,12 +203,14 @@ static int tier_build(struct zs *z, unsigned max_span, size_t max_objs)
         if (!pass) {
             if (first + n > NO_SLOT)
                 goto nomem; /* (sp->cls is 16 bits: cannot happen) */
-            classes = zc__calloc(z->mem, (first + n) * sizeof(*classes));
+            classes = zc__calloc(z->mem, ZC__MEM_FIXED,
+                                 (first + n) * sizeof(*classes));
             if (!classes)
                 goto nomem;
             if (first)
                 memcpy(classes, z->classes, first * sizeof(*classes));
-            zc__free(z->mem, z->classes, first * sizeof(*classes));
+            zc__free(z->mem, ZC__MEM_FIXED, z->classes,
+                     first * sizeof(*classes));
             z->classes = classes;
             z->nclasses = first + n;
         }
@@ -216,7 +220,7 @@ static int tier_build(struct zs *z, unsigned max_span, size_t max_objs)
     z->tiers[max_span].first = first;
     return 0;
 nomem:
-    zc__free(z->mem, class_of, z->nsizes * sizeof(*class_of));
+    zc__free(z->mem, ZC__MEM_FIXED, class_of, z->nsizes * sizeof(*class_of));
     return -ZC_ENOMEM;
 }
 
@@ -260,7 +264,7 @@ static int geometry(struct zs *z)
 static int zs_create(struct zc__arena *arena, struct zc__mem *mem,
                      const struct zc__relocate *reloc, void **out)
 {
-    struct zs *z = zc__calloc(mem, sizeof(*z));
+    struct zs *z = zc__calloc(mem, ZC__MEM_FIXED, sizeof(*z));
     unsigned max_objs = 0;
 
     if (!z)
@@ -272,7 +276,7 @@ static int zs_create(struct zc__arena *arena, struct zc__mem *mem,
     z->shift = arena->page_shift;
     z->off_bits = z->shift - 3;
     z->nsizes = z->page / STEP + 1;
-    z->bounce = zc__alloc(mem, z->page);
+    z->bounce = zc__alloc(mem, ZC__MEM_FIXED, z->page);
     if (!z->bounce)
         goto nomem;
     /* Slot numbers must fit the handle's low bits, and the bitmap: as
@@ -289,7 +293,7 @@ static int zs_create(struct zc__arena *arena, struct zc__mem *mem,
     while ((1u << z->slot_bits) < max_objs)
         z->slot_bits++;
     z->bitmap_bytes = (max_objs + 7) / 8;
-    z->bitmap = zc__alloc(mem, z->bitmap_bytes);
+    z->bitmap = zc__alloc(mem, ZC__MEM_FIXED, z->bitmap_bytes);
     if (!z->bitmap)
         goto nomem;
     *out = z;
@@ -391,12 +395,12 @@ static int span_id_get(struct zs *z, uint32_t *sid)
         return -ZC_ENOSPC;
     if (z->nspan_ids == z->spans_cap) {
         uint32_t cap = z->spans_cap ? z->spans_cap * 2 : 64;
-        uintptr_t *t = zc__alloc(z->mem, cap * sizeof(*t));
+        uintptr_t *t = zc__alloc(z->mem, ZC__MEM_PAGE, cap * sizeof(*t));
         if (!t)
             return -ZC_ENOMEM;
         if (z->spans)
             memcpy(t, z->spans, z->spans_cap * sizeof(*t));
-        zc__free(z->mem, z->spans, z->spans_cap * sizeof(*t));
+        zc__free(z->mem, ZC__MEM_PAGE, z->spans, z->spans_cap * sizeof(*t));
         z->spans = t;
         z->spans_cap = cap;
     }
@@ -412,7 +416,8 @@ static int span_new(struct zs *z, uint32_t ci, uint32_t *sid_out)
     unsigned got;
     int rc = 0;
 
-    sp = zc__alloc(z->mem, sizeof(*sp) + c->span * sizeof(uint32_t));
+    sp = zc__alloc(z->mem, ZC__MEM_PAGE,
+                   sizeof(*sp) + c->span * sizeof(uint32_t));
     if (!sp)
         return -ZC_ENOMEM;
     memset(sp, 0, sizeof(*sp));
@@ -428,7 +433,7 @@ static int span_new(struct zs *z, uint32_t ci, uint32_t *sid_out)
     if (rc) {
         while (got--)
             zc__arena_free(z->arena, sp->frames[got]);
-        zc__free(z->mem, sp, span_bytes(sp));
+        zc__free(z->mem, ZC__MEM_PAGE, sp, span_bytes(sp));
         return rc;
     }
     z->spans[sid] = (uintptr_t)sp;
@@ -451,7 +456,7 @@ static void span_release(struct zs *z, uint32_t sid)
     c->nspans--;
     for (unsigned f = 0; f < sp->nframes; f++)
         zc__arena_free(z->arena, sp->frames[f]);
-    zc__free(z->mem, sp, span_bytes(sp));
+    zc__free(z->mem, ZC__MEM_PAGE, sp, span_bytes(sp));
     z->spans[sid] = (uintptr_t)z->free_id << 1 | 1;
     z->free_id = sid + 1;
 }
@@ -687,7 +692,8 @@ static int zs_check(const void *p, uint64_t *objects)
     uint64_t *free_by_class;
     int rc = 0;
 
-    free_by_class = zc__calloc(z->mem, z->nclasses * sizeof(uint64_t));
+    free_by_class =
+        zc__calloc(z->mem, ZC__MEM_FIXED, z->nclasses * sizeof(uint64_t));
     if (!free_by_class)
         return -ZC_ENOMEM;
     for (uint32_t sid = 0; sid < z->nspan_ids && !rc; sid++) {
@@ -729,7 +735,8 @@ static int zs_check(const void *p, uint64_t *objects)
                 rc = -ZC_ECORRUPT;
         }
     }
-    zc__free(z->mem, free_by_class, z->nclasses * sizeof(uint64_t));
+    zc__free(z->mem, ZC__MEM_FIXED, free_by_class,
+             z->nclasses * sizeof(uint64_t));
     if (!rc && total != z->objects)
         rc = -ZC_ECORRUPT;
     *objects = total;

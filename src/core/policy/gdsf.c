@@ -58,7 +58,7 @@ static void gdsf_destroy(void *st)
 {
     struct gdsf *g = st;
 
-    zc__free(g->mem, g->heap, (size_t)g->cap * sizeof(*g->heap));
+    zc__free(g->mem, ZC__MEM_PAGE, g->heap, (size_t)g->cap * sizeof(*g->heap));
     g->heap = NULL;
     g->cap = g->n = 0;
 }
@@ -112,12 +112,13 @@ static int gdsf_insert(void *st, uint32_t id, uint32_t bytes)
 
     if (g->n == g->cap) {
         uint32_t cap = g->cap ? g->cap * 2 : 256;
-        struct slot *h = zc__alloc(g->mem, (size_t)cap * sizeof(*h));
+        struct slot *h =
+            zc__alloc(g->mem, ZC__MEM_PAGE, (size_t)cap * sizeof(*h));
         if (!h)
             return -ZC_ENOMEM;
         if (g->n)
             memcpy(h, g->heap, (size_t)g->n * sizeof(*h));
-        zc__free(g->mem, g->heap, (size_t)g->cap * sizeof(*h));
+        zc__free(g->mem, ZC__MEM_PAGE, g->heap, (size_t)g->cap * sizeof(*h));
         g->heap = h;
         g->cap = cap;
     }
