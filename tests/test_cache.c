@@ -585,8 +585,18 @@ static void test_page_indexes_use_all_64_bits(void **state)
     zc_cache *c = new_cache("exclusive_gets=false", NULL);
     int p = zc_init_fs(c, 4096);
     unsigned char pg[4096], out[4096];
+    /* An entry keeps 16 bits of the index (11 in one word, 5 in
+     * another); the rest names one of several objects of the file. */
     static const uint64_t idx[] = {0,
                                    1,
+                                   2047,
+                                   2048,
+                                   65535,
+                                   65536,
+                                   65537,
+                                   131071,
+                                   ((uint64_t)1 << 48) - 1,
+                                   (uint64_t)1 << 48,
                                    UINT32_MAX,
                                    (uint64_t)1 << 32,
                                    ((uint64_t)1 << 32) + 1,
@@ -601,6 +611,12 @@ static void test_page_indexes_use_all_64_bits(void **state)
     }
     make_real_page(pg, 4096, 999, 2048);
     assert_int_equal(zc_put_page(c, p, &other, (uint64_t)1 << 32, pg), 0);
+    /* A same-filled page keeps all 64 bits of its word beside the index. */
+    zt_fill_word(pg, 4096, 0xFEDCBA9876543210ull);
+    assert_int_equal(zc_put_page(c, p, &other, 65536 + 2047, pg), 0);
+    assert_int_equal(zc_get_page(c, p, &other, 65536 + 2047, out), 0);
+    assert_memory_equal(out, pg, sizeof(pg));
+    assert_int_equal(zc_invalidate_page(c, p, &other, 65536 + 2047), 0);
     zc_stats s = stats_of(c);
     assert_int_equal(s.stored_pages, N + 1);
     /* "objects: files (pool, file key) with pages held now" */
@@ -615,7 +631,7 @@ static void test_page_indexes_use_all_64_bits(void **state)
     for (size_t i = 0; i < N; i++)
         assert_int_equal(zc_get_page(c, p, &k, idx[i], out), -ZC_ENOENT);
     s = stats_of(c);
-    assert_int_equal(s.invalidates, N);
+    assert_int_equal(s.invalidates, N + 1);
     assert_int_equal(s.stored_pages, 1);
     assert_int_equal(s.objects, 1);
     assert_int_equal(zc_get_page(c, p, &other, (uint64_t)1 << 32, out), 0);

@@ -127,8 +127,8 @@ static uint32_t copy_hash(zc_cache *c, uint32_t h)
     uint16_t size;
     const uint8_t *p;
 
-    if (h & ZC__HANDLE_RAW)
-        return zc__dd_hash(zc__arena_frame(&c->arena, h & ~ZC__HANDLE_RAW),
+    if (zc__h_raw(h))
+        return zc__dd_hash(zc__arena_frame(&c->arena, zc__h_frame(h)),
                            c->cfg.page_size);
     zc__read_hdr(c, h, &owner, &size);
     p = c->aops->map(c->alloc, h, ZC__OBJ_HDR + (size_t)size, c->bounce);
@@ -141,7 +141,7 @@ static void unshare(zc_cache *c, uint32_t eid)
 {
     uint32_t h = zc__ent(&c->idx.ents, eid)->handle;
     uint32_t next = zc__dd_unlink(&c->dd, eid);
-    if (h & ZC__HANDLE_RAW) {
+    if (zc__h_raw(h)) {
         /* A raw copy has no header: the table says who its anchor is. */
         zc__dd_reanchor(&c->dd, copy_hash(c, h), eid, next);
     } else {
@@ -165,7 +165,7 @@ static void release_storage(zc_cache *c, uint32_t eid, enum drop_cause why)
     struct zc__entry *e = zc__ent(&c->idx.ents, eid);
     uint32_t h = e->handle;
 
-    if (h == ZC__HANDLE_SAME) {
+    if (zc__h_same(h)) {
         c->st.same_filled_pages--;
     } else if (zc__shared(c, eid)) {
         c->pops->remove(c->pstate, eid);
@@ -174,8 +174,8 @@ static void release_storage(zc_cache *c, uint32_t eid, enum drop_cause why)
         if (c->cfg.dedup)
             zc__dd_remove(&c->dd, copy_hash(c, h), eid);
         c->pops->remove(c->pstate, eid);
-        if (h & ZC__HANDLE_RAW) {
-            zc__arena_free(&c->arena, h & ~ZC__HANDLE_RAW);
+        if (zc__h_raw(h)) {
+            zc__arena_free(&c->arena, zc__h_frame(h));
             c->st.raw_pages--;
             c->st.compr_data_size -= c->cfg.page_size;
         } else {
@@ -291,7 +291,7 @@ static bool evict_one(zc_cache *c)
         victim = next;
     }
     h = zc__ent(&c->idx.ents, victim)->handle;
-    if (!(h & ZC__HANDLE_RAW)) {
+    if (!zc__h_raw(h)) {
         if (c->pops->whole_frames) {
             with = c->mates;
             n = c->aops->mates(c->alloc, h, with, c->mates_max - 1);
@@ -325,7 +325,7 @@ static void touch_mates(zc_cache *c, uint32_t h)
 {
     unsigned n;
 
-    if (!c->pops->whole_frames || (h & ZC__HANDLE_RAW))
+    if (!c->pops->whole_frames || zc__h_raw(h) || zc__h_same(h))
         return;
     n = c->aops->mates(c->alloc, h, c->mates, c->mates_max);
     for (unsigned i = 0; i < n; i++) {
@@ -593,11 +593,11 @@ static int is_same_copy(void *ctx, uint32_t anchor)
     uint32_t h = zc__ent(&c->idx.ents, anchor)->handle, owner;
     uint16_t size;
 
-    if (x->raw != !!(h & ZC__HANDLE_RAW))
+    if (x->raw != zc__h_raw(h))
         return 0;
     if (x->raw)
-        return !memcmp(zc__arena_frame(&c->arena, h & ~ZC__HANDLE_RAW),
-                       x->bytes, c->cfg.page_size);
+        return !memcmp(zc__arena_frame(&c->arena, zc__h_frame(h)), x->bytes,
+                       c->cfg.page_size);
     zc__read_hdr(c, h, &owner, &size);
     return size == x->clen &&
            !memcmp((const uint8_t *)c->aops->map(
@@ -721,10 +721,9 @@ static int put_admit(struct put *p)
         }
         return ZC_PUT_REJECT_RACE;
     }
-    p->oid =
-        zc__object_find(&c->idx, p->pool, p->key, (uint32_t)(p->index >> 32));
+    p->oid = zc__object_find(&c->idx, p->pool, p->key, zc__index_hi(p->index));
     if (p->oid) {
-        uint32_t eid = zc__page_find(&c->idx, p->oid, (uint32_t)p->index);
+        uint32_t eid = zc__page_find(&c->idx, p->oid, zc__index_lo(p->index));
         if (eid) {
             bool last = zc__obj(&c->idx, p->oid)->count == 1;
             drop(c, p->oid, eid, DROP_REPLACE);
@@ -773,11 +772,13 @@ static int put_index(struct put *p)
     int rc = 0;
 
     if (!p->oid)
-        rc = zc__object_new(&c->idx, p->pool, p->key,
-                            (uint32_t)(p->index >> 32), &p->oid);
+        rc = zc__object_new(&c->idx, p->pool, p->key, zc__index_hi(p->index),
+                            &p->oid);
     if (rc)
         return rc;
     rc = zc__entry_new(&c->idx, &p->eid);
+    if (!rc)
+        zc__e_init(zc__ent(&c->idx.ents, p->eid), p->index);
     if (!rc && c->cfg.dedup && (rc = zc__dd_ring_reserve(&c->dd, p->eid)))
         zc__entry_free(&c->idx, p->eid);
     if (rc && zc__obj(&c->idx, p->oid)->count == 0)
@@ -804,7 +805,6 @@ static int put_share(struct put *p)
         return rc;
     }
     e = zc__ent(&c->idx.ents, p->eid);
-    e->index = (uint32_t)p->index;
     e->handle = p->handle;
     zc__dd_link_after(&c->dd, p->anchor, p->eid);
     touch_mates(c, p->handle);
@@ -826,7 +826,7 @@ static int put_room(struct put *p)
         uint32_t frame;
         if (p->raw) {
             rc = zc__arena_alloc(&c->arena, &frame);
-            p->handle = ZC__HANDLE_RAW | frame;
+            p->handle = ZC__HANDLE_RAW | frame; /* frames < 2^30 */
         } else {
             rc = c->aops->alloc(c->alloc, p->clen + ZC__OBJ_HDR, &p->handle);
         }
@@ -846,7 +846,7 @@ static int put_room(struct put *p)
             (rc = zc__dd_insert(&c->dd, p->dhash, p->eid)))
             c->pops->remove(c->pstate, p->eid);
         if (rc && p->raw)
-            zc__arena_free(&c->arena, p->handle & ~ZC__HANDLE_RAW);
+            zc__arena_free(&c->arena, zc__h_frame(p->handle));
         else if (rc)
             c->aops->free(c->alloc, p->handle);
     }
@@ -875,14 +875,12 @@ static void put_write(struct put *p)
     ZC_ASSERT(p->same || p->raw || p->clen + ZC__OBJ_HDR <= c->obj_max);
     ZC_ASSERT(p->same || p->raw || p->clen <= UINT16_MAX);
 
-    e->index = (uint32_t)p->index;
     e->handle = p->handle;
     if (p->same) {
-        e->fill_lo = (uint32_t)p->word;
-        e->fill_hi = (uint32_t)(p->word >> 32);
+        zc__e_set_same(e, p->word);
         c->st.same_filled_pages++;
     } else if (p->raw) {
-        memcpy(zc__arena_frame(&c->arena, p->handle & ~ZC__HANDLE_RAW), p->page,
+        memcpy(zc__arena_frame(&c->arena, zc__h_frame(p->handle)), p->page,
                p->ps);
         c->st.raw_pages++;
         c->st.compr_data_size += p->ps;
@@ -935,8 +933,7 @@ int zc_put_page_info(zc_cache *c, int pool, const zc_filekey *key,
     }
     if (rc == PUT_DONE) {
         ZC_ASSERT(p.oid && p.eid);
-        ZC_ASSERT(p.same || p.anchor != ZC__DD_NONE ||
-                  p.handle != ZC__HANDLE_SAME);
+        ZC_ASSERT(p.same || p.anchor != ZC__DD_NONE || !zc__h_same(p.handle));
         zc__page_link(&c->idx, p.oid, p.eid);
         c->st.stored_pages++;
         c->st.stored_puts++;
@@ -1014,9 +1011,9 @@ int zc_get_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
         rc = -ZC_EINVAL;
         goto out;
     }
-    oid = zc__object_find(&c->idx, pool, key, (uint32_t)(index >> 32));
+    oid = zc__object_find(&c->idx, pool, key, zc__index_hi(index));
     if (oid)
-        eid = zc__page_find(&c->idx, oid, (uint32_t)index);
+        eid = zc__page_find(&c->idx, oid, zc__index_lo(index));
     if (!eid) {
         c->st.failed_gets++;
         rc = -ZC_ENOENT;
@@ -1025,11 +1022,10 @@ int zc_get_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
     e = zc__ent(&c->idx.ents, eid);
     h = e->handle;
     t0 = zc__now_ns();
-    if (h == ZC__HANDLE_SAME) {
-        fill_words(page, c->cfg.page_size,
-                   (uint64_t)e->fill_hi << 32 | e->fill_lo);
-    } else if (h & ZC__HANDLE_RAW) {
-        memcpy(page, zc__arena_frame(&c->arena, h & ~ZC__HANDLE_RAW),
+    if (zc__h_same(h)) {
+        fill_words(page, c->cfg.page_size, zc__e_fill(e));
+    } else if (zc__h_raw(h)) {
+        memcpy(page, zc__arena_frame(&c->arena, zc__h_frame(h)),
                c->cfg.page_size);
     } else {
         uint32_t owner;
@@ -1052,10 +1048,10 @@ int zc_get_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
         }
     }
     c->st.decompress_ns += zc__now_ns() - t0;
-    c->st.decompressions += h != ZC__HANDLE_SAME;
+    c->st.decompressions += !zc__h_same(h);
     if (c->cfg.exclusive_gets && !p->shared)
         drop(c, oid, eid, DROP_EXCLUSIVE);
-    else if (h != ZC__HANDLE_SAME) {
+    else if (!zc__h_same(h)) {
         c->pops->touch(c->pstate, eid);
         touch_mates(c, h);
     }
@@ -1101,9 +1097,8 @@ int zc_probe_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index)
     pthread_mutex_lock(&c->lock);
     if (!zc__pool_get(&c->idx, pool))
         rc = -ZC_EINVAL;
-    else if ((oid =
-                  zc__object_find(&c->idx, pool, key, (uint32_t)(index >> 32))))
-        rc = zc__page_find(&c->idx, oid, (uint32_t)index) != 0;
+    else if ((oid = zc__object_find(&c->idx, pool, key, zc__index_hi(index))))
+        rc = zc__page_find(&c->idx, oid, zc__index_lo(index)) != 0;
     pthread_mutex_unlock(&c->lock);
     return rc;
 }
@@ -1119,9 +1114,9 @@ int zc_invalidate_page(zc_cache *c, int pool, const zc_filekey *key,
     pthread_mutex_lock(&c->lock);
     if (!zc__pool_get(&c->idx, pool)) {
         rc = -ZC_EINVAL;
-    } else if ((oid = zc__object_find(&c->idx, pool, key,
-                                      (uint32_t)(index >> 32))) &&
-               (eid = zc__page_find(&c->idx, oid, (uint32_t)index))) {
+    } else if ((oid =
+                    zc__object_find(&c->idx, pool, key, zc__index_hi(index))) &&
+               (eid = zc__page_find(&c->idx, oid, zc__index_lo(index)))) {
         drop(c, oid, eid, DROP_INVALIDATE);
     }
     pthread_mutex_unlock(&c->lock);

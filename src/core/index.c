@@ -117,12 +117,12 @@ int zc__entry_new(struct zc__index *x, uint32_t *id)
         /* Id 0 stays out of circulation: it is the policies' sentinel. */
         first = base ? 0 : 1;
         for (uint32_t i = ENT_PER_CHUNK; i-- > first;) {
-            c[i].hnext = E->free;
+            c[i].chain = E->free;
             E->free = base + i;
         }
     }
     *id = E->free;
-    E->free = zc__ent(E, *id)->hnext;
+    E->free = zc__chain_get(&zc__ent(E, *id)->chain);
     E->used++;
     return 0;
 }
@@ -132,7 +132,7 @@ void zc__entry_free(struct zc__index *x, uint32_t id)
     struct zc__entry *e = zc__ent(&x->ents, id);
 
     e->handle = 0;
-    e->hnext = x->ents.free;
+    e->chain = x->ents.free;
     x->ents.free = id;
     x->ents.used--;
 }
@@ -216,14 +216,15 @@ static void pool_rehash(struct zc__index *x, struct zc__pool *p,
 /* ---- objects ---------------------------------------------------------- */
 
 uint32_t zc__object_find(const struct zc__index *x, int pool,
-                         const zc_filekey *key, uint32_t index_hi)
+                         const zc_filekey *key, uint64_t index_hi)
 {
     const struct zc__pool *p = &x->pools[pool];
     uint32_t oid = p->buckets[hash_key(key, p->nb_log2)];
 
     while (oid) {
         const struct zc__object *o = zc__obj(x, oid);
-        if (o->index_hi == index_hi && memcmp(&o->key, key, sizeof(*key)) == 0)
+        if (zc__obj_index_hi(o) == index_hi &&
+            memcmp(&o->key, key, sizeof(*key)) == 0)
             return oid;
         oid = o->hnext;
     }
@@ -246,7 +247,7 @@ uint32_t zc__object_find_any(const struct zc__index *x, int pool,
 }
 
 int zc__object_new(struct zc__index *x, int pool, const zc_filekey *key,
-                   uint32_t index_hi, uint32_t *id)
+                   uint64_t index_hi, uint32_t *id)
 {
     struct zc__pool *p = &x->pools[pool];
     struct zc__object *o;
@@ -279,7 +280,8 @@ int zc__object_new(struct zc__index *x, int pool, const zc_filekey *key,
     x->ofree = o->hnext;
     memset(o, 0, sizeof(*o));
     o->key = *key;
-    o->index_hi = index_hi;
+    o->hi_lo = (uint32_t)index_hi;
+    o->hi_hi = (uint16_t)(index_hi >> 32);
     o->pool = (uint16_t)pool;
     o->live = 1;
     o->t.bucket0 = ZC__END | oid;
@@ -334,9 +336,9 @@ uint32_t zc__page_find(const struct zc__index *x, uint32_t oid, uint32_t index)
 
     while (!(id & ZC__END)) {
         const struct zc__entry *e = zc__ent(&x->ents, id);
-        if (e->index == index)
+        if (zc__e_index(e) == index)
             return id;
-        id = e->hnext;
+        id = zc__chain_get(&e->chain);
     }
     return 0;
 }
@@ -361,9 +363,9 @@ static void page_rehash(struct zc__index *x, uint32_t oid, unsigned nb_log2)
         uint32_t id = old[b];
         while (!(id & ZC__END)) {
             struct zc__entry *e = zc__ent(&x->ents, id);
-            uint32_t next = e->hnext;
-            uint32_t h = hash_index(e->index, nb_log2);
-            e->hnext = nb[h];
+            uint32_t next = zc__chain_get(&e->chain);
+            uint32_t h = hash_index(zc__e_index(e), nb_log2);
+            zc__chain_set(&e->chain, nb[h]);
             nb[h] = id;
             id = next;
         }
@@ -384,9 +386,9 @@ void zc__page_link(struct zc__index *x, uint32_t oid, uint32_t eid)
 {
     struct zc__object *o = zc__obj(x, oid);
     struct zc__entry *e = zc__ent(&x->ents, eid);
-    uint32_t *head = &table_of(o)[hash_index(e->index, o->nb_log2)];
+    uint32_t *head = &table_of(o)[hash_index(zc__e_index(e), o->nb_log2)];
 
-    e->hnext = *head;
+    zc__chain_set(&e->chain, *head);
     *head = eid;
     o->count++;
     if (o->count > (4u << o->nb_log2) && o->nb_log2 < 30)
@@ -397,11 +399,11 @@ void zc__page_unlink(struct zc__index *x, uint32_t oid, uint32_t eid)
 {
     struct zc__object *o = zc__obj(x, oid);
     struct zc__entry *e = zc__ent(&x->ents, eid);
-    uint32_t *link = &table_of(o)[hash_index(e->index, o->nb_log2)];
+    uint32_t *link = &table_of(o)[hash_index(zc__e_index(e), o->nb_log2)];
 
-    while (*link != eid)
-        link = &zc__ent(&x->ents, *link)->hnext;
-    *link = e->hnext;
+    while (zc__chain_get(link) != eid)
+        link = &zc__ent(&x->ents, zc__chain_get(link))->chain;
+    zc__chain_set(link, zc__chain_get(&e->chain));
     o->count--;
     if (o->nb_log2 && o->count < (1u << o->nb_log2))
         page_rehash(x, oid, o->nb_log2 - 1u);
@@ -410,7 +412,7 @@ void zc__page_unlink(struct zc__index *x, uint32_t oid, uint32_t eid)
 uint32_t zc__page_object(const struct zc__index *x, uint32_t eid)
 {
     while (!(eid & ZC__END))
-        eid = zc__ent(&x->ents, eid)->hnext;
+        eid = zc__chain_get(&zc__ent(&x->ents, eid)->chain);
     return eid & ~ZC__END;
 }
 
@@ -423,7 +425,7 @@ void zc__page_drain(struct zc__index *x, uint32_t oid,
     for (uint32_t b = 0; b < (1u << o->nb_log2); b++) {
         uint32_t id = t[b];
         while (!(id & ZC__END)) {
-            uint32_t next = zc__ent(&x->ents, id)->hnext;
+            uint32_t next = zc__chain_get(&zc__ent(&x->ents, id)->chain);
             fn(ctx, id);
             id = next;
         }

@@ -2,23 +2,35 @@
  * core/index.h - pool -> object -> page, as tmem and zcache indexed their
  * pages.
  *
- * A page held by the cache is an entry of 20 bytes in a chunked slab,
- * named by a 32-bit id (0 is never handed out: it is the policies' list
- * sentinel).  Entries of one object (a file: pool + file key) hang in that
- * object's own hash table, so dropping an inode or a pool costs what it
- * drops.  Objects hang in their pool's hash table.
+ * A page held by the cache is an entry of 16 bytes in a chunked slab,
+ * named by a 26-bit id (0 is never handed out: it is the policies' list
+ * sentinel), so a cache holds at most 2^26 - 1 pages (67 million: 256 GiB
+ * of 4 KiB pages; -ZC_ENOSPC beyond).  Entries of one object (a file:
+ * pool + file key) hang in that object's own hash table, so dropping an
+ * inode or a pool costs what it drops.  Objects hang in their pool's hash
+ * table.
  *
- * To fit 20 bytes, an entry keeps only the low 32 bits of its page index:
- * the high bits are part of the object's identity, so a file with pages
- * beyond 2^32 is held as several objects (same key, other index_hi), all
- * in one chain of the pool's table, since that table hashes the key only.
- * Nor does an entry name its object: the last entry of
- * every hash chain holds ZC__END | object id instead of a successor, so the
- * object of an entry is found by walking to the end of its (short) chain.
- * Compressed data carries its own size and entry id in a 6-byte header in
- * the arena; same-filled entries keep their fill word in the policy links,
- * which they do not use (they take no arena space, so no policy evicts
- * them).
+ * To fit 16 bytes, an entry keeps only the low 16 bits of its page index:
+ * the high bits are part of the object's identity, so a file of more than
+ * 2^16 pages (256 MiB of 4 KiB pages) is held as several objects (same
+ * key, other index_hi), all in one chain of the pool's table, since that
+ * table hashes the key only.  Nor does an entry name its object: the last
+ * entry of every hash chain holds ZC__END | object id instead of a
+ * successor, so the object of an entry is found by walking to the end of
+ * its (short) chain.  Compressed data carries its own size and entry id
+ * in a 6-byte header in the arena.
+ *
+ * The 128 bits, read and written only through the accessors below:
+ *   chain   bit 31 ZC__END, bits 0..25 the next entry or the object id
+ *           (ZC__CHAIN_MASK), bits 26..30 the index's bits 11..15
+ *   handle  the allocator's handle (< 2^31), ZC__HANDLE_RAW | frame, or
+ *           ZC__HANDLE_SAME | the fill word's low 30 bits
+ *   link    bits 0..25 next, 26..51 prev (the policies' list, or gdsf's
+ *           heap slot in next), bit 52 clock's referenced bit, bits 53..63
+ *           the index's bits 0..10; a same-filled page (no policy, no
+ *           storage) keeps its fill word's high 34 bits in bits 0..33.
+ * Hash bucket words hold chain values only (bits 26..30 clear), so a
+ * pointer to a chain word may point into a bucket array or an entry.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -27,36 +39,117 @@
 
 #include "internal.h"
 
-#define ZC__END 0x80000000u         /* chain end tag, | object id */
-#define ZC__HANDLE_SAME 0xFFFFFFFFu /* same-filled: no arena object */
+#define ZC__ID_BITS 26
+#define ZC__ID_MAX ((1u << ZC__ID_BITS) - 1) /* entry and object ids */
+#define ZC__END 0x80000000u                  /* chain end tag, | object id */
+#define ZC__CHAIN_MASK (ZC__END | ZC__ID_MAX)
 #define ZC__HANDLE_RAW 0x80000000u  /* | frame id: an uncompressed page */
-#define ZC__ID_MAX 0x7FFFFFFFu
+#define ZC__HANDLE_SAME 0xC0000000u /* | fill bits: no arena object */
+#define ZC__HANDLE_KIND 0xC0000000u
+#define ZC__INDEX_BITS 16 /* of a page index, kept in its entry */
 
-#define ZC__ENT_SHIFT 8 /* 256 entries (5 KiB) per slab chunk */
+#define ZC__ENT_SHIFT 8 /* 256 entries (4 KiB) per slab chunk */
 #define ZC__OBJ_SHIFT 6 /* 64 objects (3 KiB) per slab chunk */
 
 struct zc__entry {
-    uint32_t index;  /* page index in the file, low 32 bits */
-    uint32_t hnext;  /* next in the object's chain, or ZC__END | object */
-    uint32_t handle; /* allocator handle, ZC__HANDLE_RAW | frame, or SAME */
-    /* Two words whose meaning is the entry's kind and the policy's: */
-    union {
-        struct {           /* lru, fifo, frame_lru, clock: the list, */
-            uint32_t prev; /* through entry ids (clock keeps its */
-            uint32_t next; /* referenced bit in prev's bit 31) */
-        };
-        struct {              /* gdsf: */
-            uint32_t heap_at; /* the entry's slot in the heap */
-            uint32_t weight;  /* bytes (low bits) and frequency */
-        };
-        struct {              /* a same-filled page (no policy, no */
-            uint32_t fill_lo; /* storage): the word it repeats */
-            uint32_t fill_hi;
-        };
-    };
+    uint32_t chain;
+    uint32_t handle;
+    uint64_t link;
 };
 
-_Static_assert(sizeof(struct zc__entry) == 20, "an index entry is 20 bytes");
+_Static_assert(sizeof(struct zc__entry) == 16, "an index entry is 16 bytes");
+
+static inline bool zc__h_same(uint32_t h)
+{
+    return (h & ZC__HANDLE_KIND) == ZC__HANDLE_SAME;
+}
+
+static inline bool zc__h_raw(uint32_t h)
+{
+    return (h & ZC__HANDLE_KIND) == ZC__HANDLE_RAW;
+}
+
+static inline uint32_t zc__h_frame(uint32_t h) /* of a raw page */
+{
+    return h & ~ZC__HANDLE_KIND;
+}
+
+/* Chain words, in entries and in bucket arrays alike. */
+static inline uint32_t zc__chain_get(const uint32_t *w)
+{
+    return *w & ZC__CHAIN_MASK;
+}
+
+static inline void zc__chain_set(uint32_t *w, uint32_t v)
+{
+    *w = (*w & ~ZC__CHAIN_MASK) | v;
+}
+
+#define ZC__L_ID 0x3FFFFFFull /* 26 bits */
+#define ZC__L_PREV_SHIFT 26
+#define ZC__L_REF (1ull << 52)
+#define ZC__L_INDEX_SHIFT 53
+
+static inline uint32_t zc__e_next(const struct zc__entry *e)
+{
+    return (uint32_t)(e->link & ZC__L_ID);
+}
+
+static inline uint32_t zc__e_prev(const struct zc__entry *e)
+{
+    return (uint32_t)(e->link >> ZC__L_PREV_SHIFT & ZC__L_ID);
+}
+
+static inline void zc__e_set_next(struct zc__entry *e, uint32_t id)
+{
+    e->link = (e->link & ~ZC__L_ID) | id;
+}
+
+static inline void zc__e_set_prev(struct zc__entry *e, uint32_t id)
+{
+    e->link = (e->link & ~(ZC__L_ID << ZC__L_PREV_SHIFT)) |
+              (uint64_t)id << ZC__L_PREV_SHIFT;
+}
+
+static inline bool zc__e_ref(const struct zc__entry *e)
+{
+    return e->link & ZC__L_REF;
+}
+
+static inline void zc__e_set_ref(struct zc__entry *e, bool ref)
+{
+    e->link = ref ? e->link | ZC__L_REF : e->link & ~ZC__L_REF;
+}
+
+/* next, prev and ref cleared; the index kept. */
+static inline void zc__e_unlink(struct zc__entry *e)
+{
+    e->link &= ~0ull << ZC__L_INDEX_SHIFT;
+}
+
+static inline uint32_t zc__e_index(const struct zc__entry *e)
+{
+    return (uint32_t)(e->link >> ZC__L_INDEX_SHIFT) |
+           (e->chain >> ZC__ID_BITS & 0x1Fu) << 11;
+}
+
+/* The low ZC__INDEX_BITS of index; links and chain value cleared. */
+static inline void zc__e_init(struct zc__entry *e, uint64_t index)
+{
+    e->chain = (uint32_t)(index >> 11 & 0x1Fu) << ZC__ID_BITS;
+    e->link = (index & 0x7FFu) << ZC__L_INDEX_SHIFT;
+}
+
+static inline void zc__e_set_same(struct zc__entry *e, uint64_t word)
+{
+    e->handle = ZC__HANDLE_SAME | (uint32_t)(word & 0x3FFFFFFFu);
+    e->link = (e->link & ~0ull << ZC__L_INDEX_SHIFT) | word >> 30;
+}
+
+static inline uint64_t zc__e_fill(const struct zc__entry *e)
+{
+    return (e->link & ((1ull << 34) - 1)) << 30 | (e->handle & 0x3FFFFFFFu);
+}
 
 struct zc__entries {
     struct zc__entry **chunk;
@@ -77,13 +170,33 @@ struct zc__object { /* 48 bytes */
         uint32_t *buckets; /* the table when nb_log2 > 0 */
         uint32_t bucket0;  /* the table when nb_log2 == 0 */
     } t;
-    uint32_t count;    /* pages */
-    uint32_t hnext;    /* next object in the pool's chain, 0 = end */
-    uint32_t index_hi; /* high 32 bits of the page indexes held here */
+    uint32_t hnext;      /* next object in the pool's chain, 0 = end */
+    uint32_t hi_lo;      /* index_hi: the page indexes' bits 16..47 */
+    uint32_t count : 18; /* pages (at most 2^16) and puts in flight */
+    uint32_t nb_log2 : 5;
+    uint32_t live : 1;
     uint16_t pool;
-    uint8_t nb_log2;
-    uint8_t live;
+    uint16_t hi_hi; /* ... and bits 48..63 */
 };
+
+_Static_assert(sizeof(struct zc__object) == 48, "an object is 48 bytes");
+
+/* The part of a page index an object stands for, and the part its
+ * entries keep. */
+static inline uint64_t zc__index_hi(uint64_t index)
+{
+    return index >> ZC__INDEX_BITS;
+}
+
+static inline uint32_t zc__index_lo(uint64_t index)
+{
+    return (uint32_t)(index & ((1u << ZC__INDEX_BITS) - 1));
+}
+
+static inline uint64_t zc__obj_index_hi(const struct zc__object *o)
+{
+    return (uint64_t)o->hi_hi << 32 | o->hi_lo;
+}
 
 struct zc__pool {
     uint32_t *buckets; /* object ids */
@@ -135,15 +248,16 @@ void zc__pool_release(struct zc__index *x, int id, uint64_t epoch);
 
 /* Objects. */
 uint32_t zc__object_find(const struct zc__index *x, int pool,
-                         const zc_filekey *key, uint32_t index_hi);
+                         const zc_filekey *key, uint64_t index_hi);
 /* Any object of the key, whatever its index_hi; 0 if none. */
 uint32_t zc__object_find_any(const struct zc__index *x, int pool,
                              const zc_filekey *key);
 int zc__object_new(struct zc__index *x, int pool, const zc_filekey *key,
-                   uint32_t index_hi, uint32_t *id);
+                   uint64_t index_hi, uint32_t *id);
 void zc__object_release(struct zc__index *x, uint32_t oid); /* empty only */
 
 /* Pages of an object. */
+/* index: the low ZC__INDEX_BITS (zc__index_lo). */
 uint32_t zc__page_find(const struct zc__index *x, uint32_t oid, uint32_t index);
 void zc__page_link(struct zc__index *x, uint32_t oid, uint32_t eid);
 void zc__page_unlink(struct zc__index *x, uint32_t oid, uint32_t eid);

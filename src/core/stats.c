@@ -124,8 +124,8 @@ static int check_sharers(const zc_cache *c, uint32_t id, struct tally *t)
         *zc__dd_prev(&c->dd, next) != id || *zc__dd_next(&c->dd, prev) != id ||
         zc__ent(&c->idx.ents, next)->handle != h)
         return -ZC_ECORRUPT;
-    if (h & ZC__HANDLE_RAW) {
-        uint32_t f = h & ~ZC__HANDLE_RAW;
+    if (zc__h_raw(h)) {
+        uint32_t f = zc__h_frame(h);
         if (!zc__arena_frame_in_use(&c->arena, f))
             return -ZC_ECORRUPT;
         p = zc__arena_frame(&c->arena, f);
@@ -145,7 +145,7 @@ static int check_sharers(const zc_cache *c, uint32_t id, struct tally *t)
         len = size;
     }
     if (zc__dd_find(&c->dd, zc__dd_hash(p, len), is_anchor, &x) != id) {
-        if (!(h & ZC__HANDLE_RAW))
+        if (!zc__h_raw(h))
             return -ZC_ECORRUPT; /* the header's anchor is not the table's */
         return 0;                /* a raw copy's other sharer */
     }
@@ -159,7 +159,7 @@ static int check_sharers(const zc_cache *c, uint32_t id, struct tally *t)
     t->copies++;
     t->shared += n - 1;
     t->compr += len;
-    if (h & ZC__HANDLE_RAW)
+    if (zc__h_raw(h))
         t->raw++;
     return 0;
 }
@@ -181,15 +181,14 @@ static int check_object(const zc_cache *c, uint32_t oid, int pool,
                 ++n > o->count)
                 return -ZC_ECORRUPT;
             e = zc__ent(&c->idx.ents, id);
-            if (e->handle == ZC__HANDLE_SAME) {
+            if (zc__h_same(e->handle)) {
                 t->same++;
             } else if (c->cfg.dedup) {
                 int rc = check_sharers(c, id, t);
                 if (rc)
                     return rc;
-            } else if (e->handle & ZC__HANDLE_RAW) {
-                if (!zc__arena_frame_in_use(&c->arena,
-                                            e->handle & ~ZC__HANDLE_RAW))
+            } else if (zc__h_raw(e->handle)) {
+                if (!zc__arena_frame_in_use(&c->arena, zc__h_frame(e->handle)))
                     return -ZC_ECORRUPT;
                 t->raw++;
                 t->compr += c->cfg.page_size;
@@ -202,7 +201,7 @@ static int check_object(const zc_cache *c, uint32_t oid, int pool,
                 t->compr += size;
             }
             t->pages++;
-            id = e->hnext;
+            id = zc__chain_get(&e->chain);
         }
         if ((id & ~ZC__END) != oid)
             return -ZC_ECORRUPT;

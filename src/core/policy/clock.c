@@ -8,16 +8,12 @@
  * without the bit is the victim.  That is CLOCK with the hand at the back
  * of the list.
  *
- * The list is threaded through the entries' prev/next fields with entry 0
- * as the sentinel; the referenced bit is bit 31 of prev (entry ids are
- * below 2^31), so every read of prev masks it.
+ * The list is threaded through the entries' prev/next links with entry 0
+ * as the sentinel; the referenced bit is the entry's own (zc__e_ref).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "../index.h"
-
-#define REF 0x80000000u
-#define ID(v) ((v) & ~REF)
 
 struct clock {
     struct zc__entries *ents;
@@ -34,41 +30,36 @@ static int clock_init(void *st, struct zc__entries *ents, struct zc__mem *mem)
 
     ZC__UNUSED(mem);
     k->ents = ents;
-    ent(k, 0)->prev = ent(k, 0)->next = 0;
+    zc__e_unlink(ent(k, 0));
     return 0;
 }
 
-static void set_prev(struct clock *k, uint32_t id, uint32_t prev)
-{
-    struct zc__entry *e = ent(k, id);
-
-    e->prev = (e->prev & REF) | prev;
-}
-
-static void push_front(struct clock *k, uint32_t id, uint32_t ref)
+static void push_front(struct clock *k, uint32_t id, bool ref)
 {
     struct zc__entry *s = ent(k, 0);
     struct zc__entry *e = ent(k, id);
+    uint32_t front = zc__e_next(s);
 
-    e->prev = ref; /* prev = sentinel 0, with the bit */
-    e->next = s->next;
-    set_prev(k, s->next, id);
-    s->next = id;
+    zc__e_set_prev(e, 0);
+    zc__e_set_ref(e, ref);
+    zc__e_set_next(e, front);
+    zc__e_set_prev(ent(k, front), id);
+    zc__e_set_next(s, id);
 }
 
 static void unlink_entry(struct clock *k, uint32_t id)
 {
     struct zc__entry *e = ent(k, id);
-    uint32_t prev = ID(e->prev);
+    uint32_t prev = zc__e_prev(e);
 
-    ent(k, prev)->next = e->next;
-    set_prev(k, e->next, prev);
+    zc__e_set_next(ent(k, prev), zc__e_next(e));
+    zc__e_set_prev(ent(k, zc__e_next(e)), prev);
 }
 
 static int clock_insert(void *st, uint32_t id, uint32_t bytes)
 {
     ZC__UNUSED(bytes);
-    push_front(st, id, REF);
+    push_front(st, id, true);
     return 0;
 }
 
@@ -76,7 +67,7 @@ static void clock_touch(void *st, uint32_t id)
 {
     struct clock *k = st;
 
-    ent(k, id)->prev |= REF;
+    zc__e_set_ref(ent(k, id), true);
 }
 
 static void clock_remove(void *st, uint32_t id)
@@ -84,7 +75,7 @@ static void clock_remove(void *st, uint32_t id)
     struct clock *k = st;
 
     unlink_entry(k, id);
-    ent(k, id)->prev = ent(k, id)->next = 0;
+    zc__e_unlink(ent(k, id));
 }
 
 static uint32_t clock_victim(void *st)
@@ -94,9 +85,9 @@ static uint32_t clock_victim(void *st)
 
     /* Each page is passed over at most once: it loses its bit on the way
      * to the front, so the loop ends within one turn of the list. */
-    while ((id = ID(ent(k, 0)->prev)) != 0 && (ent(k, id)->prev & REF)) {
+    while ((id = zc__e_prev(ent(k, 0))) != 0 && zc__e_ref(ent(k, id))) {
         unlink_entry(k, id);
-        push_front(k, id, 0);
+        push_front(k, id, false);
     }
     return id;
 }
@@ -107,13 +98,13 @@ static uint64_t clock_count(const void *st)
     uint64_t n = 0;
     uint32_t prev = 0;
 
-    for (uint32_t id = ent(k, 0)->next; id; id = ent(k, id)->next) {
-        if (ID(ent(k, id)->prev) != prev || n > k->ents->used)
+    for (uint32_t id = zc__e_next(ent(k, 0)); id; id = zc__e_next(ent(k, id))) {
+        if (zc__e_prev(ent(k, id)) != prev || n > k->ents->used)
             return UINT64_MAX;
         prev = id;
         n++;
     }
-    return ID(ent(k, 0)->prev) == prev ? n : UINT64_MAX;
+    return zc__e_prev(ent(k, 0)) == prev ? n : UINT64_MAX;
 }
 
 const struct zc__policy_ops zc__policy_clock = {

@@ -16,9 +16,10 @@
  * small.  With equal reuse the larger page goes first; a recently used large
  * page outranks a small one that has sat unused while L passed it.
  *
- * Layout: a binary min-heap of (H, entry id) in an array grown through the
- * cache's heap hook; an entry's heap_at holds its heap position and its
- * weight its bytes (low 17 bits) and freq (the rest, saturating).
+ * Layout: a binary min-heap of (H, entry id, weight) in an array grown
+ * through the cache's heap hook, the weight holding the page's bytes (low
+ * 17 bits) and freq (the rest, saturating); an entry keeps its heap
+ * position in its next link (heap_at), which gdsf does not otherwise use.
  * Invariants: heap[i].id's heap_at == i; each H is at least its parent's.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -31,10 +32,16 @@
 #define BYTES_MASK ((1u << BYTES_BITS) - 1)
 #define FREQ_MAX ((1u << (32 - BYTES_BITS)) - 1)
 
-struct slot {
+struct slot { /* 16 bytes */
     double h;
     uint32_t id;
+    uint32_t weight;
 };
+
+static inline uint32_t heap_at(const struct zc__entry *e)
+{
+    return zc__e_next(e);
+}
 
 struct gdsf {
     struct zc__entries *ents;
@@ -66,7 +73,7 @@ static void gdsf_destroy(void *st)
 static inline void place(struct gdsf *g, uint32_t i, struct slot s)
 {
     g->heap[i] = s;
-    zc__ent(g->ents, s.id)->heap_at = i;
+    zc__e_set_next(zc__ent(g->ents, s.id), i);
 }
 
 static void sift_up(struct gdsf *g, uint32_t i)
@@ -108,7 +115,7 @@ static double priority(const struct gdsf *g, uint32_t meta)
 static int gdsf_insert(void *st, uint32_t id, uint32_t bytes)
 {
     struct gdsf *g = st;
-    struct zc__entry *e = zc__ent(g->ents, id);
+    uint32_t w;
 
     if (g->n == g->cap) {
         uint32_t cap = g->cap ? g->cap * 2 : 256;
@@ -122,9 +129,10 @@ static int gdsf_insert(void *st, uint32_t id, uint32_t bytes)
         g->heap = h;
         g->cap = cap;
     }
-    e->weight = (bytes > BYTES_MASK ? BYTES_MASK : bytes) | 1u << BYTES_BITS;
-    g->heap[g->n].h = priority(g, e->weight);
+    w = (bytes > BYTES_MASK ? BYTES_MASK : bytes) | 1u << BYTES_BITS;
+    g->heap[g->n].h = priority(g, w);
     g->heap[g->n].id = id;
+    g->heap[g->n].weight = w;
     g->n++;
     sift_up(g, g->n - 1);
     return 0;
@@ -133,12 +141,12 @@ static int gdsf_insert(void *st, uint32_t id, uint32_t bytes)
 static void gdsf_touch(void *st, uint32_t id)
 {
     struct gdsf *g = st;
-    struct zc__entry *e = zc__ent(g->ents, id);
-    uint32_t i = e->heap_at;
+    uint32_t i = heap_at(zc__ent(g->ents, id));
+    struct slot *s = &g->heap[i];
 
-    if ((e->weight >> BYTES_BITS) < FREQ_MAX)
-        e->weight += 1u << BYTES_BITS;
-    g->heap[i].h = priority(g, e->weight);
+    if ((s->weight >> BYTES_BITS) < FREQ_MAX)
+        s->weight += 1u << BYTES_BITS;
+    s->h = priority(g, s->weight);
     sift_down(g, i); /* H only grows: L never falls, freq never falls */
 }
 
@@ -146,7 +154,7 @@ static void gdsf_remove(void *st, uint32_t id)
 {
     struct gdsf *g = st;
     struct zc__entry *e = zc__ent(g->ents, id);
-    uint32_t i = e->heap_at;
+    uint32_t i = heap_at(e);
     double old = g->heap[i].h;
 
     if (id == g->victim) {
@@ -161,7 +169,7 @@ static void gdsf_remove(void *st, uint32_t id)
         else
             sift_down(g, i);
     }
-    e->heap_at = e->weight = 0;
+    zc__e_unlink(e);
 }
 
 static uint32_t gdsf_victim(void *st)
@@ -177,7 +185,7 @@ static uint64_t gdsf_count(const void *st)
     const struct gdsf *g = st;
 
     for (uint32_t i = 0; i < g->n; i++) {
-        if (zc__ent(g->ents, g->heap[i].id)->heap_at != i ||
+        if (heap_at(zc__ent(g->ents, g->heap[i].id)) != i ||
             (i && g->heap[(i - 1) / 2].h > g->heap[i].h) || g->heap[i].h < g->L)
             return UINT64_MAX;
     }

@@ -1,7 +1,7 @@
 /*
  * core/policy/lru.c - one recency list, three policies: lru, fifo, frame_lru.
  *
- * A doubly linked list threaded through the entries' prev/next fields,
+ * A doubly linked list threaded through the entries' prev/next links,
  * with entry 0 as the sentinel: next of 0 is the front (newest), prev of 0
  * the back; the victim is the back.  Same-filled pages take no arena
  * space and are never on the list.
@@ -32,7 +32,7 @@ static int lru_init(void *st, struct zc__entries *ents, struct zc__mem *mem)
 
     ZC__UNUSED(mem);
     l->ents = ents;
-    s->prev = s->next = 0;
+    zc__e_unlink(s);
     return 0;
 }
 
@@ -40,11 +40,12 @@ static void push_front(struct lru *l, uint32_t id)
 {
     struct zc__entry *s = zc__ent(l->ents, 0);
     struct zc__entry *e = zc__ent(l->ents, id);
+    uint32_t front = zc__e_next(s);
 
-    e->prev = 0;
-    e->next = s->next;
-    zc__ent(l->ents, s->next)->prev = id;
-    s->next = id;
+    zc__e_set_prev(e, 0);
+    zc__e_set_next(e, front);
+    zc__e_set_prev(zc__ent(l->ents, front), id);
+    zc__e_set_next(s, id);
 }
 
 static int lru_insert(void *st, uint32_t id, uint32_t bytes)
@@ -59,9 +60,9 @@ static void lru_remove(void *st, uint32_t id)
     struct lru *l = st;
     struct zc__entry *e = zc__ent(l->ents, id);
 
-    zc__ent(l->ents, e->prev)->next = e->next;
-    zc__ent(l->ents, e->next)->prev = e->prev;
-    e->prev = e->next = 0;
+    zc__e_set_next(zc__ent(l->ents, zc__e_prev(e)), zc__e_next(e));
+    zc__e_set_prev(zc__ent(l->ents, zc__e_next(e)), zc__e_prev(e));
+    zc__e_unlink(e);
 }
 
 static void lru_touch(void *st, uint32_t id)
@@ -80,7 +81,7 @@ static uint32_t lru_victim(void *st)
 {
     struct lru *l = st;
 
-    return zc__ent(l->ents, 0)->prev;
+    return zc__e_prev(zc__ent(l->ents, 0));
 }
 
 static uint64_t lru_count(const void *st)
@@ -89,14 +90,14 @@ static uint64_t lru_count(const void *st)
     uint64_t n = 0;
     uint32_t prev = 0;
 
-    for (uint32_t id = zc__ent(l->ents, 0)->next; id;
-         id = zc__ent(l->ents, id)->next) {
-        if (zc__ent(l->ents, id)->prev != prev || n > l->ents->used)
+    for (uint32_t id = zc__e_next(zc__ent(l->ents, 0)); id;
+         id = zc__e_next(zc__ent(l->ents, id))) {
+        if (zc__e_prev(zc__ent(l->ents, id)) != prev || n > l->ents->used)
             return UINT64_MAX;
         prev = id;
         n++;
     }
-    return zc__ent(l->ents, 0)->prev == prev ? n : UINT64_MAX;
+    return zc__e_prev(zc__ent(l->ents, 0)) == prev ? n : UINT64_MAX;
 }
 
 const struct zc__policy_ops zc__policy_lru = {
