@@ -72,13 +72,18 @@ struct zs_class {
 struct zs_span {
     uint16_t cls;
     uint16_t inuse;
-    uint16_t free_head; /* freed slots, a list through the slots */
-    uint16_t nframes;
-    uint16_t fresh; /* slots from here on were never used */
-    uint16_t spare;
+    uint16_t free_head;  /* freed slots, a list through the slots */
+    uint16_t fresh;      /* slots from here on were never used */
     uint32_t prev, next; /* non-full list, span id + 1 */
-    uint32_t frames[];
+    uint32_t frames[];   /* classes[cls].span of them */
 };
+
+_Static_assert(sizeof(struct zs_span) == 16, "a span's header is 16 bytes");
+
+/* Span ids name slots of a table in chunks of 256 (2 KiB), so that the
+ * table grows a chunk at a time instead of doubling. */
+#define SPC_SHIFT 8
+#define SPC_IDS (1u << SPC_SHIFT)
 
 struct zs {
     struct zc__arena *arena;
@@ -101,8 +106,10 @@ struct zs {
     uint32_t nclasses;
     struct zs_class *classes;
     size_t nsizes;
-    uintptr_t *spans; /* a span pointer, or (next free id + 1) << 1 | 1 */
-    uint32_t nspan_ids, spans_cap;
+    /* by span id: a span pointer, or (next free id + 1) << 1 | 1 */
+    uintptr_t **spc; /* the chunks */
+    uint32_t nspc, spc_cap;
+    uint32_t nspan_ids;
     uint32_t free_id; /* first free id + 1 */
     unsigned slot_bits;
     uint32_t max_objs; /* objects per span of any class (the bitmap's) */
@@ -112,14 +119,24 @@ struct zs {
     uint64_t objects;
 };
 
-static size_t span_bytes(const struct zs_span *sp)
+static inline unsigned span_frames(const struct zs *z, const struct zs_span *sp)
 {
-    return sizeof(*sp) + sp->nframes * sizeof(uint32_t);
+    return z->classes[sp->cls].span;
+}
+
+static size_t span_bytes(const struct zs *z, const struct zs_span *sp)
+{
+    return sizeof(*sp) + span_frames(z, sp) * sizeof(uint32_t);
+}
+
+static inline uintptr_t *span_slot(const struct zs *z, uint32_t sid)
+{
+    return &z->spc[sid >> SPC_SHIFT][sid & (SPC_IDS - 1)];
 }
 
 static inline struct zs_span *span_at(const struct zs *z, uint32_t sid)
 {
-    uintptr_t v = z->spans[sid];
+    uintptr_t v = *span_slot(z, sid);
 
     return (v & 1) ? NULL : (struct zs_span *)v;
 }
@@ -134,11 +151,13 @@ static void zs_destroy(void *p)
         struct zs_span *sp = span_at(z, i);
         if (!sp)
             continue;
-        for (unsigned f = 0; f < sp->nframes; f++)
+        for (unsigned f = 0; f < span_frames(z, sp); f++)
             zc__arena_free(z->arena, sp->frames[f]);
-        zc__free(z->mem, ZC__MEM_PAGE, sp, span_bytes(sp));
+        zc__free(z->mem, ZC__MEM_PAGE, sp, span_bytes(z, sp));
     }
-    zc__free(z->mem, ZC__MEM_PAGE, z->spans, z->spans_cap * sizeof(*z->spans));
+    for (uint32_t i = 0; i < z->nspc; i++)
+        zc__free(z->mem, ZC__MEM_PAGE, z->spc[i], SPC_IDS * sizeof(uintptr_t));
+    zc__free(z->mem, ZC__MEM_PAGE, z->spc, z->spc_cap * sizeof(*z->spc));
     zc__free(z->mem, ZC__MEM_FIXED, z->classes,
              z->nclasses * sizeof(*z->classes));
     for (unsigned t = 0; t <= MAX_SPAN; t++)
@@ -324,7 +343,7 @@ static inline struct zs_span *decode(const struct zs *z, uint32_t h,
     struct zs_span *sp;
 
     *sid = h >> z->slot_bits;
-    sp = (struct zs_span *)z->spans[*sid];
+    sp = (struct zs_span *)*span_slot(z, *sid);
     *span_off =
         (size_t)(h & ((1u << z->slot_bits) - 1)) * z->classes[sp->cls].size;
     return sp;
@@ -339,7 +358,7 @@ static inline uint8_t *slot_ptr(const struct zs *z, const struct zs_span *sp,
 
 static uint32_t slot_handle(const struct zs *z, uint32_t sid, size_t span_off)
 {
-    const struct zs_span *sp = (const struct zs_span *)z->spans[sid];
+    const struct zs_span *sp = (const struct zs_span *)*span_slot(z, sid);
 
     return encode(z, sid, (uint32_t)(span_off / z->classes[sp->cls].size));
 }
@@ -388,21 +407,28 @@ static int span_id_get(struct zs *z, uint32_t *sid)
 {
     if (z->free_id) {
         *sid = z->free_id - 1;
-        z->free_id = (uint32_t)(z->spans[*sid] >> 1);
+        z->free_id = (uint32_t)(*span_slot(z, *sid) >> 1);
         return 0;
     }
     if (z->nspan_ids >> (31 - z->slot_bits))
         return -ZC_ENOSPC;
-    if (z->nspan_ids == z->spans_cap) {
-        uint32_t cap = z->spans_cap ? z->spans_cap * 2 : 64;
-        uintptr_t *t = zc__alloc(z->mem, ZC__MEM_PAGE, cap * sizeof(*t));
-        if (!t)
+    if (z->nspan_ids == z->nspc << SPC_SHIFT) {
+        uintptr_t *chunk;
+        if (z->nspc == z->spc_cap) {
+            uint32_t cap = z->spc_cap ? z->spc_cap * 2 : 8;
+            uintptr_t **t = zc__alloc(z->mem, ZC__MEM_PAGE, cap * sizeof(*t));
+            if (!t)
+                return -ZC_ENOMEM;
+            if (z->spc)
+                memcpy(t, z->spc, z->spc_cap * sizeof(*t));
+            zc__free(z->mem, ZC__MEM_PAGE, z->spc, z->spc_cap * sizeof(*t));
+            z->spc = t;
+            z->spc_cap = cap;
+        }
+        chunk = zc__alloc(z->mem, ZC__MEM_PAGE, SPC_IDS * sizeof(*chunk));
+        if (!chunk)
             return -ZC_ENOMEM;
-        if (z->spans)
-            memcpy(t, z->spans, z->spans_cap * sizeof(*t));
-        zc__free(z->mem, ZC__MEM_PAGE, z->spans, z->spans_cap * sizeof(*t));
-        z->spans = t;
-        z->spans_cap = cap;
+        z->spc[z->nspc++] = chunk;
     }
     *sid = z->nspan_ids++;
     return 0;
@@ -422,7 +448,6 @@ static int span_new(struct zs *z, uint32_t ci, uint32_t *sid_out)
         return -ZC_ENOMEM;
     memset(sp, 0, sizeof(*sp));
     sp->cls = (uint16_t)ci;
-    sp->nframes = c->span;
     for (got = 0; got < c->span; got++) {
         rc = zc__arena_alloc(z->arena, &sp->frames[got]);
         if (rc)
@@ -433,10 +458,10 @@ static int span_new(struct zs *z, uint32_t ci, uint32_t *sid_out)
     if (rc) {
         while (got--)
             zc__arena_free(z->arena, sp->frames[got]);
-        zc__free(z->mem, ZC__MEM_PAGE, sp, span_bytes(sp));
+        zc__free(z->mem, ZC__MEM_PAGE, sp, span_bytes(z, sp));
         return rc;
     }
-    z->spans[sid] = (uintptr_t)sp;
+    *span_slot(z, sid) = (uintptr_t)sp;
     sp->free_head = NO_SLOT;
     sp->fresh = 0;
     c->free_slots += c->objs;
@@ -454,10 +479,10 @@ static void span_release(struct zs *z, uint32_t sid)
     nonfull_unlink(z, c, sid);
     c->free_slots -= c->objs;
     c->nspans--;
-    for (unsigned f = 0; f < sp->nframes; f++)
+    for (unsigned f = 0; f < span_frames(z, sp); f++)
         zc__arena_free(z->arena, sp->frames[f]);
-    zc__free(z->mem, ZC__MEM_PAGE, sp, span_bytes(sp));
-    z->spans[sid] = (uintptr_t)z->free_id << 1 | 1;
+    zc__free(z->mem, ZC__MEM_PAGE, sp, span_bytes(z, sp));
+    *span_slot(z, sid) = (uintptr_t)z->free_id << 1 | 1;
     z->free_id = sid + 1;
 }
 
@@ -708,7 +733,7 @@ static int zs_check(const void *p, uint64_t *objects)
             break;
         }
         c = &z->classes[sp->cls];
-        if (sp->nframes != c->span || sp->inuse == 0 || sp->inuse > c->objs) {
+        if (sp->inuse == 0 || sp->inuse > c->objs) {
             rc = -ZC_ECORRUPT;
             break;
         }
