@@ -235,8 +235,9 @@ typedef struct bench_opts {
     unsigned runs;
     const char *allocator; /* a registered name, or NULL for all */
     bool json;
-    bool one_file;    /* key every page as page i of one file */
-    unsigned threads; /* --threads N: also N threads on one cache; 0: not */
+    size_t file_pages; /* key page i as page i % N of file i / N + 1;
+                          0: the pages' own files, SIZE_MAX: one file */
+    unsigned threads;  /* --threads N: also N threads on one cache; 0: not */
 } bench_opts;
 
 static void usage(FILE *out)
@@ -262,6 +263,9 @@ static void usage(FILE *out)
         "  --allocator A    allocator to measure, or 'all' (default all)\n"
         "  --one-file       key all pages as one file (inode 1, index =\n"
         "                   page number): metadata without per-file cost\n"
+        "  --file-pages N   key the pages as files of N pages each, in\n"
+        "                   the order collected (page i is page i %% N of\n"
+        "                   inode i / N + 1): metadata at a chosen file size\n"
         "  --threads N      also put and get from N threads (2 to 64) into\n"
         "                   one cache, against 1 thread, with the\n"
         "                   --allocator given (default: zsmalloc)\n"
@@ -300,7 +304,7 @@ static void parse_args(int argc, char **argv, bench_opts *o, size_t page_size)
     o->runs = BENCH_DEFAULT_RUNS;
     o->allocator = NULL;
     o->json = false;
-    o->one_file = false;
+    o->file_pages = 0;
     o->threads = 0;
 
     for (int i = 1; i < argc; i++) {
@@ -332,15 +336,18 @@ static void parse_args(int argc, char **argv, bench_opts *o, size_t page_size)
                 usage(stdout);
                 exit(0);
             }
-            if (strcmp(opt, "--one-file") == 0)
-                o->one_file = true;
-            else
+            if (strcmp(opt, "--one-file") == 0) {
+                if (o->file_pages && o->file_pages != SIZE_MAX)
+                    bench_bad_arg("%s and --file-pages exclude each other",
+                                  "--one-file");
+                o->file_pages = SIZE_MAX;
+            } else
                 o->json = true;
             continue;
         }
         if (strcmp(opt, "--dir") != 0 && strcmp(opt, "--pages") != 0 &&
             strcmp(opt, "--runs") != 0 && strcmp(opt, "--allocator") != 0 &&
-            strcmp(opt, "--threads") != 0)
+            strcmp(opt, "--threads") != 0 && strcmp(opt, "--file-pages") != 0)
             bench_bad_arg("unknown option '%s'", arg);
         if (!val) {
             if (i + 1 >= argc)
@@ -358,6 +365,11 @@ static void parse_args(int argc, char **argv, bench_opts *o, size_t page_size)
                                                  ZC_CAPACITY_MAX / page_size);
         } else if (strcmp(opt, "--runs") == 0) {
             o->runs = (unsigned)bench_parse_count(opt, val, 1, BENCH_MAX_RUNS);
+        } else if (strcmp(opt, "--file-pages") == 0) {
+            if (o->file_pages == SIZE_MAX)
+                bench_bad_arg("%s and --file-pages exclude each other",
+                              "--one-file");
+            o->file_pages = (size_t)bench_parse_count(opt, val, 1, UINT32_MAX);
         } else if (strcmp(opt, "--threads") == 0) {
             o->threads = (unsigned)bench_parse_count(opt, val, 2, 64);
         } else {
@@ -1094,10 +1106,10 @@ int main(int argc, char **argv)
     if (ps.n < o.pages && !o.json)
         fprintf(stderr, BENCH_NAME ": only %zu pages found, using them all\n",
                 ps.n);
-    if (o.one_file)
+    if (o.file_pages)
         for (size_t i = 0; i < ps.n; i++) {
-            ps.keys[i] = zc_filekey_from_ino(1);
-            ps.index[i] = i;
+            ps.keys[i] = zc_filekey_from_ino(1 + i / o.file_pages);
+            ps.index[i] = i % o.file_pages;
         }
 
     /* Survey (untimed). */
