@@ -9,7 +9,12 @@
  * wastes clearly less (SPAN_GAIN), since a class's partly filled span is
  * waste too.  Classes whose (frames, objects) per
  * span come out equal are merged into the largest of them, as the kernel
- * does, which keeps the number of partly filled spans down.
+ * does, which keeps the number of partly filled spans down.  That length
+ * is a class's longest: a new span of a class holding few objects is
+ * shorter (span_len(): the length of least expected waste for the
+ * class's population), since its last, partly filled span wastes half a
+ * span on average and a short one wastes less; the kernel's zspages
+ * always take the full length.
  *
  * A handle names an object by span id and slot number: slot_bits =
  * log2(page / 8) bits of slot (no class has more objects per span than a
@@ -19,7 +24,7 @@
  * are simply those past `fresh`, so a new span is not touched until it is
  * written), and free span ids a
  * list threaded through the span table, so a span's metadata is 16 bytes
- * plus 4 per frame plus its table slot.
+ * plus 4 per frame plus its 8-byte table slot.
  *
  * A class with no free slot borrows one from a slightly larger class before
  * it opens a new span (see geometry() for how much larger).
@@ -32,19 +37,21 @@
  * first time it is used and kept, and a class borrows only within its
  * own budget's.
  *
- * Compaction is eager: as soon as a class has a whole span's worth of free
- * slots, the objects of its emptiest span move into the others and the
+ * Compaction is eager: as soon as the free slots of a class's other spans
+ * can take the objects of its emptiest span, they move there and the
  * span's frames go back to the arena; each move is reported through the
  * relocate hook so the owner can update its handle.  Partly used spans
- * therefore never waste more than one span per class.
+ * therefore never waste more than one (longest) span per class.
  *
  * Nothing is evicted for a frame's sake, so it has no buddies(); mates()
  * names the in-use slots of the span that reach into a frame this object's
  * slot reaches into (a slot straddles at most two).
  *
- * Invariants: a span is on its class's non-full list iff inuse < objs;
- * class free_slots == sum of (objs - inuse) over its spans < objs after
- * every free; an empty span does not exist.
+ * Invariants: a span is on its class's non-full list iff inuse < its
+ * objs; class free_slots == sum of (objs - inuse) over its spans, and
+ * class inuse the sum of inuse; after every free no span is one
+ * compaction could empty (compact_source() is 0); an empty span does not
+ * exist.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -62,21 +69,27 @@
 
 struct zs_class {
     uint32_t size;
-    uint16_t span;    /* frames per span */
-    uint16_t objs;    /* objects per span */
+    uint16_t span;    /* frames of its longest spans */
+    uint16_t objs;    /* objects in one of them */
     uint32_t nonfull; /* span id + 1, 0 = none */
     uint32_t nspans;
     uint64_t free_slots;
+    uint64_t inuse; /* objects held */
 };
 
 struct zs_span {
     uint16_t cls;
     uint16_t inuse;
-    uint16_t free_head;  /* freed slots, a list through the slots */
-    uint16_t fresh;      /* slots from here on were never used */
-    uint32_t prev, next; /* non-full list, span id + 1 */
-    uint32_t frames[];   /* classes[cls].span of them */
+    uint16_t free_head;   /* freed slots, a list through the slots */
+    uint16_t fresh;       /* slots from here on were never used */
+    uint32_t prev : 28;   /* non-full list, span id + 1 */
+    uint32_t nframes : 4; /* 1..classes[cls].span */
+    uint32_t next;        /* non-full list, span id + 1 */
+    uint32_t frames[];    /* nframes of them */
 };
+
+/* Span ids + 1 must fit prev's 28 bits. */
+#define SPAN_ID_BITS 27
 
 _Static_assert(sizeof(struct zs_span) == 16, "a span's header is 16 bytes");
 
@@ -121,7 +134,22 @@ struct zs {
 
 static inline unsigned span_frames(const struct zs *z, const struct zs_span *sp)
 {
-    return z->classes[sp->cls].span;
+    ZC__UNUSED(z);
+    return sp->nframes;
+}
+
+/* Objects in a span of n frames of class c. */
+static inline unsigned objs_of(const struct zs *z, const struct zs_class *c,
+                               unsigned n)
+{
+    unsigned k = (unsigned)(n * z->page / c->size);
+
+    return k < c->objs ? k : c->objs; /* (objs: at most the slot bits) */
+}
+
+static inline unsigned span_objs(const struct zs *z, const struct zs_span *sp)
+{
+    return objs_of(z, &z->classes[sp->cls], sp->nframes);
 }
 
 static size_t span_bytes(const struct zs *z, const struct zs_span *sp)
@@ -410,7 +438,7 @@ static int span_id_get(struct zs *z, uint32_t *sid)
         z->free_id = (uint32_t)(*span_slot(z, *sid) >> 1);
         return 0;
     }
-    if (z->nspan_ids >> (31 - z->slot_bits))
+    if (z->nspan_ids >> (31 - z->slot_bits) || z->nspan_ids >> SPAN_ID_BITS)
         return -ZC_ENOSPC;
     if (z->nspan_ids == z->nspc << SPC_SHIFT) {
         uintptr_t *chunk;
@@ -434,21 +462,48 @@ static int span_id_get(struct zs *z, uint32_t *sid)
     return 0;
 }
 
+/* How many frames a new span of class c takes: the length that wastes
+ * least in expectation, were the class to keep the objects it holds now
+ * (and this one) in spans of that length.  A span wastes its tail (what
+ * its slots leave of its frames) for good, and, while the class's last
+ * span fills, half of itself on average: so a class holding few objects
+ * opens short spans and one holding many opens the longest, which waste
+ * least per object. */
+static unsigned span_len(const struct zs *z, const struct zs_class *c)
+{
+    double best = 0;
+    unsigned len = c->span;
+
+    for (unsigned n = 1; n <= c->span; n++) {
+        unsigned k = objs_of(z, c, n);
+        double tail, w;
+        if (!k)
+            continue;
+        tail = (double)(n * z->page) - (double)k * c->size;
+        w = (double)(c->inuse + 1) * tail / k + (double)(n * z->page) / 2;
+        if (n == 1 || w < best) {
+            best = w;
+            len = n;
+        }
+    }
+    return len;
+}
+
 static int span_new(struct zs *z, uint32_t ci, uint32_t *sid_out)
 {
     struct zs_class *c = &z->classes[ci];
     struct zs_span *sp;
     uint32_t sid;
-    unsigned got;
+    unsigned got, n = span_len(z, c);
     int rc = 0;
 
-    sp = zc__alloc(z->mem, ZC__MEM_PAGE,
-                   sizeof(*sp) + c->span * sizeof(uint32_t));
+    sp = zc__alloc(z->mem, ZC__MEM_PAGE, sizeof(*sp) + n * sizeof(uint32_t));
     if (!sp)
         return -ZC_ENOMEM;
     memset(sp, 0, sizeof(*sp));
     sp->cls = (uint16_t)ci;
-    for (got = 0; got < c->span; got++) {
+    sp->nframes = n & 0xF;
+    for (got = 0; got < n; got++) {
         rc = zc__arena_alloc(z->arena, &sp->frames[got]);
         if (rc)
             break;
@@ -464,7 +519,7 @@ static int span_new(struct zs *z, uint32_t ci, uint32_t *sid_out)
     *span_slot(z, sid) = (uintptr_t)sp;
     sp->free_head = NO_SLOT;
     sp->fresh = 0;
-    c->free_slots += c->objs;
+    c->free_slots += span_objs(z, sp);
     c->nspans++;
     nonfull_push(z, c, sid);
     *sid_out = sid;
@@ -477,7 +532,7 @@ static void span_release(struct zs *z, uint32_t sid)
     struct zs_class *c = &z->classes[sp->cls];
 
     nonfull_unlink(z, c, sid);
-    c->free_slots -= c->objs;
+    c->free_slots -= span_objs(z, sp);
     c->nspans--;
     for (unsigned f = 0; f < span_frames(z, sp); f++)
         zc__arena_free(z->arena, sp->frames[f]);
@@ -501,7 +556,8 @@ static size_t slot_take(struct zs *z, uint32_t sid)
     }
     sp->inuse++;
     c->free_slots--;
-    if (sp->inuse == c->objs)
+    c->inuse++;
+    if (sp->inuse == span_objs(z, sp))
         nonfull_unlink(z, c, sid);
     return off;
 }
@@ -513,10 +569,11 @@ static void slot_give(struct zs *z, uint32_t sid, size_t off)
 
     write16(slot_ptr(z, sp, off), sp->free_head);
     sp->free_head = (uint16_t)(off / c->size);
-    if (sp->inuse == c->objs)
+    if (sp->inuse == span_objs(z, sp))
         nonfull_push(z, c, sid);
     sp->inuse--;
     c->free_slots++;
+    c->inuse--;
 }
 
 /* ---- object bytes ----------------------------------------------------- */
@@ -605,23 +662,35 @@ static int zs_alloc(void *p, size_t size, uint32_t *handle)
     return 0;
 }
 
-/* Empty the least used span of a class into the others while the class
- * has a whole span of free slots. */
+/* The least used of a class's non-full spans (span id + 1), if the
+ * class's other free slots can take its objects (0 otherwise): the span
+ * compaction empties next. */
+static uint32_t compact_source(const struct zs *z, const struct zs_class *c)
+{
+    uint32_t src = 0, best = UINT32_MAX;
+
+    for (uint32_t s = c->nonfull; s; s = span_at(z, s - 1)->next)
+        if (span_at(z, s - 1)->inuse < best) {
+            best = span_at(z, s - 1)->inuse;
+            src = s;
+        }
+    /* free - (objs - inuse) >= inuse */
+    return src && c->free_slots >= span_objs(z, span_at(z, src - 1)) ? src : 0;
+}
+
+/* Empty the least used span of a class into the others while the others
+ * have room for its objects. */
 static void compact(struct zs *z, struct zs_class *c)
 {
-    while (c->free_slots >= c->objs && c->nonfull) {
-        uint32_t src = c->nonfull - 1, best = UINT32_MAX;
-        struct zs_span *sp;
+    uint32_t s1;
 
-        for (uint32_t s = c->nonfull; s; s = span_at(z, s - 1)->next)
-            if (span_at(z, s - 1)->inuse < best) {
-                best = span_at(z, s - 1)->inuse;
-                src = s - 1;
-            }
-        sp = span_at(z, src);
+    while ((s1 = compact_source(z, c)) != 0) {
+        uint32_t src = s1 - 1;
+        struct zs_span *sp = span_at(z, src);
+
         /* Unhook the source first so moves never land in it. */
         nonfull_unlink(z, c, src);
-        memset(z->bitmap, 0, (c->objs + 7) / 8);
+        memset(z->bitmap, 0, (span_objs(z, sp) + 7) / 8);
         for (uint16_t s = sp->free_head; s != NO_SLOT;
              s = read16(slot_ptr(z, sp, (size_t)s * c->size)))
             z->bitmap[s / 8] |= (uint8_t)(1u << (s % 8));
@@ -639,6 +708,7 @@ static void compact(struct zs *z, struct zs_class *c)
             new_h = slot_handle(z, dst, to);
             sp->inuse--;
             c->free_slots++;
+            c->inuse--;
             z->reloc.moved(z->reloc.ctx, old_h, new_h);
         }
         /* span_release unlinks from the list: put it back to keep that
@@ -660,8 +730,8 @@ static void zs_free(void *p, uint32_t h)
     z->objects--;
     if (sp->inuse == 0)
         span_release(z, sid);
-    else if (c->free_slots >= c->objs)
-        compact(z, c);
+    else if (c->free_slots >= objs_of(z, c, 1))
+        compact(z, c); /* (no span holds fewer than a frame's worth) */
 }
 
 /* The objects whose slots reach into a frame that h's slot reaches into:
@@ -714,17 +784,18 @@ static int zs_check(const void *p, uint64_t *objects)
 {
     const struct zs *z = p;
     uint64_t total = 0;
-    uint64_t *free_by_class;
+    uint64_t *free_by_class, *inuse_by_class;
     int rc = 0;
 
     free_by_class =
-        zc__calloc(z->mem, ZC__MEM_FIXED, z->nclasses * sizeof(uint64_t));
+        zc__calloc(z->mem, ZC__MEM_FIXED, 2 * z->nclasses * sizeof(uint64_t));
     if (!free_by_class)
         return -ZC_ENOMEM;
+    inuse_by_class = free_by_class + z->nclasses;
     for (uint32_t sid = 0; sid < z->nspan_ids && !rc; sid++) {
         const struct zs_span *sp = span_at(z, sid);
         const struct zs_class *c;
-        unsigned nfree = 0;
+        unsigned nfree = 0, objs;
 
         if (!sp)
             continue;
@@ -733,35 +804,44 @@ static int zs_check(const void *p, uint64_t *objects)
             break;
         }
         c = &z->classes[sp->cls];
-        if (sp->inuse == 0 || sp->inuse > c->objs) {
+        if (sp->nframes < 1 || sp->nframes > c->span) {
+            rc = -ZC_ECORRUPT;
+            break;
+        }
+        objs = span_objs(z, sp);
+        if (sp->inuse == 0 || sp->inuse > objs) {
             rc = -ZC_ECORRUPT;
             break;
         }
         for (uint16_t s = sp->free_head; s != NO_SLOT && !rc;
              s = read16(slot_ptr(z, sp, (size_t)s * c->size)))
-            if (s >= c->objs || ++nfree > c->objs)
+            if (s >= objs || ++nfree > objs)
                 rc = -ZC_ECORRUPT;
-        if (sp->fresh > c->objs ||
-            nfree + (c->objs - sp->fresh) != (unsigned)(c->objs - sp->inuse))
+        if (sp->fresh > objs ||
+            nfree + (objs - sp->fresh) != (unsigned)(objs - sp->inuse))
             rc = -ZC_ECORRUPT;
-        nfree += c->objs - sp->fresh;
+        nfree += objs - sp->fresh;
         free_by_class[sp->cls] += nfree;
+        inuse_by_class[sp->cls] += sp->inuse;
         total += sp->inuse;
     }
     for (uint32_t ci = 0; ci < z->nclasses && !rc; ci++) {
         const struct zs_class *c = &z->classes[ci];
         uint64_t listed = 0;
-        if (free_by_class[ci] != c->free_slots || c->free_slots >= c->objs)
+        if (free_by_class[ci] != c->free_slots ||
+            inuse_by_class[ci] != c->inuse)
             rc = -ZC_ECORRUPT;
         for (uint32_t s = c->nonfull; s && !rc; s = span_at(z, s - 1)->next) {
             const struct zs_span *sp = span_at(z, s - 1);
-            if (!sp || sp->cls != ci || sp->inuse >= c->objs ||
+            if (!sp || sp->cls != ci || sp->inuse >= span_objs(z, sp) ||
                 ++listed > z->nspan_ids)
                 rc = -ZC_ECORRUPT;
         }
+        if (!rc && compact_source(z, c))
+            rc = -ZC_ECORRUPT; /* compaction left a span it could empty */
     }
     zc__free(z->mem, ZC__MEM_FIXED, free_by_class,
-             z->nclasses * sizeof(uint64_t));
+             2 * z->nclasses * sizeof(uint64_t));
     if (!rc && total != z->objects)
         rc = -ZC_ECORRUPT;
     *objects = total;
