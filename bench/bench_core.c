@@ -12,14 +12,20 @@
  *       the cache accepted;
  *   (d) zc_get_page (non-exclusive) on every accepted page.
  *
- * (b)/(a) and (d)/(c) are the overhead ratios; the project's target is 1.10
- * for both.  (a) and (b) do the same compression work: the put compresses
- * rejected pages too, and the baseline compresses same-filled pages that the
- * put would detect and skip; what the ratio measures is everything else a
- * put does (same-filled check, index, allocator, copy into the arena).
- * Then zc_stats tells how densely the allocator packed the accepted pages,
- * against the kernel's zsmalloc (0.953 on such pages) and the ideal (the sum
- * of the LZO sizes in whole frames).
+ * (b)/(a) and (d)/(c) are the overhead ratios; the project's target is 1.05
+ * for both.  Of the overhead, the library's own timing is measured apart:
+ *
+ *   (e) clock_gettime(CLOCK_THREAD_CPUTIME_ID) twice, once per page: the
+ *       clock the library reads before and after every compression and
+ *       decompression (compress_ns, decompress_ns), a system call on Linux;
+ *
+ * so the ratios are also given without those reads.  (a) and (b) do the same
+ * compression work: the put compresses rejected pages too, and the baseline
+ * compresses same-filled pages that the put would detect and skip; what the
+ * ratio measures is everything else a put does (same-filled check, index,
+ * allocator, copy into the arena). Then zc_stats tells how densely the
+ * allocator packed the accepted pages, against the kernel's zsmalloc (0.953 on
+ * such pages) and the ideal (the sum of the LZO sizes in whole frames).
  *
  * Pages (chosen by pages.c, shared with zc-bench-backends).  Each
  * directory is walked recursively; its regular, readable files
@@ -71,7 +77,7 @@
 #define BENCH_MAX_RUNS 1000u
 #define BENCH_REF_DENSITY 0.953 /* the kernel's zsmalloc on such pages */
 #define BENCH_META_LIMIT 32.0   /* project limit: meta bytes per page */
-#define BENCH_RATIO_TARGET 1.10 /* project target for both ratios */
+#define BENCH_RATIO_TARGET 1.05 /* project target for both ratios */
 
 /* Keeps the baseline loops' results alive so nothing is optimised away. */
 static volatile uint64_t bench_sink;
@@ -484,6 +490,23 @@ static uint64_t time_decompress(const packed_set *p, uint8_t *out,
     return t1 - t0;
 }
 
+/* (e): the library's pair of CPU-clock reads, n times. */
+static uint64_t time_clock_pairs(size_t n)
+{
+    uint64_t sum = 0, t0, t1;
+    struct timespec a, b;
+
+    t0 = now_ns();
+    for (size_t i = 0; i < n; i++) {
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+        sum += (uint64_t)(b.tv_nsec - a.tv_nsec);
+    }
+    t1 = now_ns();
+    bench_sink += sum;
+    return t1 - t0;
+}
+
 /* Check the baseline itself: every packed page decompresses to the page. */
 static void verify_packed(const packed_set *p, const page_set *ps, uint8_t *out)
 {
@@ -724,7 +747,8 @@ static void alloc_run_free(alloc_run *ar)
 typedef struct baseline {
     timing compress;
     timing decompress;
-    size_t predicted; /* pages the survey expects stored */
+    timing clock_pairs; /* (e), ps->n pairs */
+    size_t predicted;   /* pages the survey expects stored */
     size_t predicted_same;
     uint64_t predicted_lzo_bytes; /* of those that are not same-filled */
 } baseline;
@@ -747,6 +771,23 @@ static void text_timing(const char *label, size_t pages, size_t page_size,
            label, pages, (double)t.median / 1e6,
            mb_per_s((uint64_t)pages * page_size, t.median),
            per_s(pages, t.median), spread_pct(t));
+}
+
+/* The time n of the library's clock pairs take, by (e). */
+static double clock_ns(const baseline *bl, const page_set *ps, uint64_t n)
+{
+    return safe_div((double)bl->clock_pairs.median, (double)ps->n) * (double)n;
+}
+
+static double ratio_noclock(uint64_t t, double clock, uint64_t base)
+{
+    return safe_div((double)t - clock, (double)base);
+}
+
+/* Decompressions of one get run (the gets' cache saw every run). */
+static uint64_t get_decompressions(const alloc_result *r, unsigned runs)
+{
+    return (r->st_get.decompressions - r->st.decompressions) / runs;
 }
 
 static void report_text(const bench_opts *o, const page_set *ps,
@@ -798,6 +839,11 @@ static void report_text(const bench_opts *o, const page_set *ps,
            "median of the runs):\n");
     text_timing("(a) lzo1x_1_compress, all", ps->n, ps->page_size,
                 bl->compress);
+    printf(
+        "  %-31s %6zu pairs %8.2f ms %7.0f ns a pair         spread %4.1f%%\n",
+        "(e) CPU clock read twice", ps->n, (double)bl->clock_pairs.median / 1e6,
+        safe_div((double)bl->clock_pairs.median, (double)ps->n),
+        spread_pct(bl->clock_pairs));
     text_timing("(c) lzo1x_decompress_safe, kept", bl->predicted, ps->page_size,
                 bl->decompress);
 
@@ -836,6 +882,15 @@ static void report_text(const bench_opts *o, const page_set *ps,
                "target <= %.2f: %s)\n",
                get_ratio, r->get_paired, BENCH_RATIO_TARGET,
                verdict(get_ratio, BENCH_RATIO_TARGET));
+        printf("  without the library's CPU clock ((e) once per compression "
+               "and decompression):\n"
+               "  put/compress   %6.3f  get/decompress %6.3f\n",
+               ratio_noclock(r->put.median,
+                             clock_ns(bl, ps, r->st.compressions),
+                             bl->compress.median),
+               ratio_noclock(r->get.median,
+                             clock_ns(bl, ps, get_decompressions(r, o->runs)),
+                             r->decompress.median));
         if (spread_pct(r->put) > worst)
             worst = spread_pct(r->put);
         if (spread_pct(r->get) > worst)
@@ -984,6 +1039,8 @@ static void report_json(const bench_opts *o, const page_set *ps,
     printf("],\"baseline\":{");
     json_timing("compress", ps->n, ps->page_size, bl->compress);
     putchar(',');
+    json_timing("clock_pairs", ps->n, ps->page_size, bl->clock_pairs);
+    putchar(',');
     json_timing("decompress", bl->predicted, ps->page_size, bl->decompress);
     printf(",\"predicted_stored\":%zu,\"predicted_same_filled\":%zu,"
            "\"predicted_lzo_bytes\":%" PRIu64 "},\"allocators\":[",
@@ -1011,11 +1068,20 @@ static void report_json(const bench_opts *o, const page_set *ps,
                "\"put_over_compress\":%.4f,\"get_over_decompress\":%.4f,"
                "\"put_over_compress_paired\":%.4f,"
                "\"get_over_decompress_paired\":%.4f,"
+               "\"put_over_compress_without_clock\":%.4f,"
+               "\"get_over_decompress_without_clock\":%.4f,"
                "\"ratio_target\":%.2f,",
                r->own_baseline ? "true" : "false",
                ratio((double)r->put.median, (double)bl->compress.median),
                ratio((double)r->get.median, (double)r->decompress.median),
-               r->put_paired, r->get_paired, BENCH_RATIO_TARGET);
+               r->put_paired, r->get_paired,
+               ratio_noclock(r->put.median,
+                             clock_ns(bl, ps, r->st.compressions),
+                             bl->compress.median),
+               ratio_noclock(r->get.median,
+                             clock_ns(bl, ps, get_decompressions(r, o->runs)),
+                             r->decompress.median),
+               BENCH_RATIO_TARGET);
         printf("\"stats\":{\"puts\":%" PRIu64 ",\"stored_pages\":%" PRIu64
                ",\"same_filled_pages\":%" PRIu64 ",\"raw_pages\":%" PRIu64
                ",\"reject_compress_poor\":%" PRIu64
@@ -1086,7 +1152,7 @@ int main(int argc, char **argv)
     bool *predicted;
     uint8_t *dst, *scratch;
     void *wrkmem;
-    uint64_t *t_comp, *t_dec;
+    uint64_t *t_comp, *t_dec, *t_clock;
     size_t nallocs = 0;
     const char **allocs;
     alloc_result *res;
@@ -1150,13 +1216,16 @@ int main(int argc, char **argv)
     /* (a) interleaved with every allocator's (b). */
     t_comp = xmalloc(o.runs * sizeof *t_comp);
     t_dec = xmalloc(o.runs * sizeof *t_dec);
+    t_clock = xmalloc(o.runs * sizeof *t_clock);
     for (unsigned r = 0; r < o.runs; r++) {
         t_comp[r] = time_compress(&ps, dst, wrkmem);
+        t_clock[r] = time_clock_pairs(ps.n);
         for (size_t a = 0; a < nallocs; a++)
             if (!res[a].failed)
                 alloc_put_run(&runs[a], &ps, r);
     }
     bl.compress = summarize(t_comp, o.runs);
+    bl.clock_pairs = summarize(t_clock, o.runs);
     for (size_t a = 0; a < nallocs; a++)
         if (!res[a].failed)
             alloc_puts_done(&runs[a], &ps, predicted, t_comp, o.runs, dst,
@@ -1199,6 +1268,7 @@ int main(int argc, char **argv)
     free(res);
     free(allocs);
     free(t_comp);
+    free(t_clock);
     free(t_dec);
     packed_free(&predicted_set);
     free(predicted);
