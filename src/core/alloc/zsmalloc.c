@@ -73,8 +73,8 @@ struct zs_class {
     uint16_t objs;    /* objects in one of them */
     uint32_t nonfull; /* span id + 1, 0 = none */
     uint32_t nspans;
-    uint64_t free_slots;
-    uint64_t inuse; /* objects held */
+    uint32_t free_slots; /* (handles name at most 2^31 slots) */
+    uint32_t inuse;      /* objects held */
 };
 
 struct zs_span {
@@ -92,6 +92,7 @@ struct zs_span {
 #define SPAN_ID_BITS 27
 
 _Static_assert(sizeof(struct zs_span) == 16, "a span's header is 16 bytes");
+_Static_assert(sizeof(struct zs_class) == 24, "a class is 24 bytes");
 
 /* Span ids name slots of a table in chunks of 256 (2 KiB), so that the
  * table grows a chunk at a time instead of doubling. */
