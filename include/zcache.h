@@ -197,6 +197,12 @@ typedef struct zc_config {
  *  of 8-byte units, with room left for the arena's chunk rounding. */
 #define ZC_CAPACITY_MAX ((size_t)15 << 30)
 
+/** The most pages a cache holds at once (2^26 - 1, 67 million: 256 GiB of
+ *  4 KiB pages, same-filled ones included): a page is named by 26 bits in
+ *  the index's 16-byte entries.  A full 15 GiB arena of pages compressed
+ *  to a quarter holds 16 million. */
+#define ZC_PAGES_MAX ((1u << 26) - 1)
+
 /** The default configuration: 64 MiB, 4096-byte pages, lzo, zsmalloc, lru,
  *  accept_percent 50, same_filled and exclusive_gets on, malloc/free. */
 ZC_API zc_config zc_config_default(void);
@@ -314,7 +320,8 @@ ZC_API int zc_init_shared_fs(zc_cache *c, const uint8_t uuid[16],
  * NULL argument or unknown pool; -ZC_ENOMEM: the page is not stored and
  * the old copy is gone; pages that were evicted to make room before the
  * allocation failed stay evicted (counted in evictions); nothing else
- * changes.
+ * changes.  -ZC_ENOSPC, the same way, when the cache already holds
+ * ZC_PAGES_MAX pages.
  */
 ZC_API int zc_put_page(zc_cache *c, int pool, const zc_filekey *key,
                        uint64_t index, const void *page);
@@ -539,10 +546,11 @@ typedef struct zc_stats {
  *  (the array that ends it) is not in the list. */
 #define ZC_STATS_FIELDS(X)                                                     \
     X(puts)                                                                    \
-    X(stored_puts) X(succ_gets) X(failed_gets) X(invalidates) X(evictions)     \
-        X(replaced) X(exclusive_drops) X(stored_pages) X(same_filled_pages) X( \
-            raw_pages) X(orig_data_size) X(compr_data_size) X(mem_used_total)  \
-            X(arena_bytes) X(meta_bytes) X(meta_page_bytes) X(meta_file_bytes) \
+    X(stored_puts)                                                             \
+    X(succ_gets) X(failed_gets) X(invalidates) X(evictions) X(replaced) X(     \
+        exclusive_drops) X(stored_pages) X(same_filled_pages) X(raw_pages)     \
+        X(orig_data_size) X(compr_data_size) X(mem_used_total) X(arena_bytes)  \
+            X(meta_bytes) X(meta_page_bytes) X(meta_file_bytes)                \
                 X(meta_fixed_bytes) X(work_bytes) X(reject_compress_poor)      \
                     X(reject_nospace) X(reject_race) X(reject_full)            \
                         X(reject_inactive) X(raw_stored) X(dedup_hits)         \

@@ -103,7 +103,7 @@ int zc__entry_new(struct zc__index *x, uint32_t *id)
     uint32_t base, first;
 
     if (!E->free) {
-        if ((uint64_t)(E->nchunks + 1) << ZC__ENT_SHIFT > ZC__ID_MAX)
+        if ((uint64_t)(E->nchunks + 1) << ZC__ENT_SHIFT > ZC__ID_MAX + 1ull)
             return -ZC_ENOSPC;
         if (grow_table(x->mem, ZC__MEM_PAGE, (void ***)&E->chunk,
                        &E->chunks_cap, E->nchunks))
@@ -257,7 +257,7 @@ int zc__object_new(struct zc__index *x, int pool, const zc_filekey *key,
         struct zc__object *c;
         uint32_t base, first;
 
-        if ((uint64_t)(x->nochunks + 1) << ZC__OBJ_SHIFT > ZC__ID_MAX)
+        if ((uint64_t)(x->nochunks + 1) << ZC__OBJ_SHIFT > ZC__ID_MAX + 1ull)
             return -ZC_ENOSPC;
         if (grow_table(x->mem, ZC__MEM_FILE, (void ***)&x->ochunk,
                        &x->ochunks_cap, x->nochunks))

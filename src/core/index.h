@@ -41,7 +41,8 @@
 
 #define ZC__ID_BITS 26
 #define ZC__ID_MAX ((1u << ZC__ID_BITS) - 1) /* entry and object ids */
-#define ZC__END 0x80000000u                  /* chain end tag, | object id */
+_Static_assert(ZC__ID_MAX == ZC_PAGES_MAX, "the header states the limit");
+#define ZC__END 0x80000000u /* chain end tag, | object id */
 #define ZC__CHAIN_MASK (ZC__END | ZC__ID_MAX)
 #define ZC__HANDLE_RAW 0x80000000u  /* | frame id: an uncompressed page */
 #define ZC__HANDLE_SAME 0xC0000000u /* | fill bits: no arena object */
