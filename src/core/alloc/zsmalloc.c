@@ -37,11 +37,12 @@
  * first time it is used and kept, and a class borrows only within its
  * own budget's.
  *
- * Compaction is eager: as soon as the free slots of a class's other spans
- * can take the objects of its emptiest span, they move there and the
- * span's frames go back to the arena; each move is reported through the
+ * Compaction is eager: as soon as a class has a longest span's worth of
+ * free slots (a test in constant time), the objects of its emptiest
+ * spans move into the others, as long as those can take them, and the
+ * spans' frames go back to the arena; each move is reported through the
  * relocate hook so the owner can update its handle.  Partly used spans
- * therefore never waste more than one (longest) span per class.
+ * therefore never waste more than one longest span per class.
  *
  * Nothing is evicted for a frame's sake, so it has no buddies(); mates()
  * names the in-use slots of the span that reach into a frame this object's
@@ -49,9 +50,8 @@
  *
  * Invariants: a span is on its class's non-full list iff inuse < its
  * objs; class free_slots == sum of (objs - inuse) over its spans, and
- * class inuse the sum of inuse; after every free no span is one
- * compaction could empty (compact_source() is 0); an empty span does not
- * exist.
+ * class inuse the sum of inuse; free_slots < objs (a longest span's);
+ * an empty span does not exist.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -731,8 +731,8 @@ static void zs_free(void *p, uint32_t h)
     z->objects--;
     if (sp->inuse == 0)
         span_release(z, sid);
-    else if (c->free_slots >= objs_of(z, c, 1))
-        compact(z, c); /* (no span holds fewer than a frame's worth) */
+    else if (c->free_slots >= c->objs)
+        compact(z, c);
 }
 
 /* The objects whose slots reach into a frame that h's slot reaches into:
@@ -838,8 +838,8 @@ static int zs_check(const void *p, uint64_t *objects)
                 ++listed > z->nspan_ids)
                 rc = -ZC_ECORRUPT;
         }
-        if (!rc && compact_source(z, c))
-            rc = -ZC_ECORRUPT; /* compaction left a span it could empty */
+        if (c->free_slots >= c->objs)
+            rc = -ZC_ECORRUPT; /* compaction left a longest span's worth */
     }
     zc__free(z->mem, ZC__MEM_FIXED, free_by_class,
              2 * z->nclasses * sizeof(uint64_t));
