@@ -29,9 +29,9 @@
 
 #include "cli.h"
 #include "outfile.h"
-#include "statsout.h"
 #include "plot.h"
 #include "split_log.h"
+#include "statsout.h"
 #include "trace_content.h"
 #include "zcache.h"
 #include "zcache_sim.h"
@@ -41,7 +41,7 @@
 struct opts {
     const char *format;
     size_t page_size;
-    uint64_t max_request; /* bytes; 0: the library's default */
+    uint64_t max_request;   /* bytes; 0: the library's default */
     const char *page_cache; /* as given */
     uint64_t pc_pages;
     const char *zspec; /* NULL: off */
@@ -62,10 +62,10 @@ struct opts {
     bool adaptive;
     zc_adapt_options adapt;
     const char *split_csv, *plot;
-    const char *model;     /* page-cache model */
-    uint64_t ra_kb;        /* --read-ahead-kb */
+    const char *model; /* page-cache model */
+    uint64_t ra_kb;    /* --read-ahead-kb */
     bool ra_set;
-    bool follow_kernel;    /* --page-cache kernel */
+    bool follow_kernel; /* --page-cache kernel */
 };
 
 /* The --zcache and --adapt keys, from the library's own lists. */
@@ -76,8 +76,7 @@ static void help_keys(FILE *f)
 
     fprintf(f, "\n--zcache keys (KEY=VALUE,...):\n");
     for (size_t i = 0; zc_config_key_name(i); i++)
-        fprintf(f, "  %-19s %s\n", zc_config_key_name(i),
-                zc_config_key_doc(i));
+        fprintf(f, "  %-19s %s\n", zc_config_key_name(i), zc_config_key_doc(i));
     zc_config_format(&def, buf, sizeof(buf));
     fprintf(f, "  defaults: %s\n", buf);
     fprintf(f, "\n--adapt keys (KEY=VALUE,...):\n");
@@ -188,8 +187,6 @@ static void usage(FILE *f)
                "other failure\n");
 }
 
-
-
 /* Pages, or bytes with a K/M/G/T suffix (then divided by the page size). */
 static int parse_pages(const char *s, size_t page_size, uint64_t *out)
 {
@@ -292,8 +289,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
             o->model = v;
         } else if (strcmp(a, "--read-ahead-kb") == 0) {
             if (trace_parse_read_ahead(v, &o->ra_kb))
-                die_usage("--read-ahead-kb %s: want KiB from 0 to 4194304",
-                          v);
+                die_usage("--read-ahead-kb %s: want KiB from 0 to 4194304", v);
             o->ra_set = true;
         } else if (strcmp(a, "--zcache") == 0) {
             o->zspec = strcmp(v, "off") == 0 ? NULL : v;
@@ -410,8 +406,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
          * would be truncated and written over by the report. */
         struct stat a, b;
         if (!stat(o->split_csv, &a) && !fstat(STDOUT_FILENO, &b) &&
-            S_ISREG(b.st_mode) && a.st_dev == b.st_dev &&
-            a.st_ino == b.st_ino)
+            S_ISREG(b.st_mode) && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
             die_usage("--split-csv %s: that is the file standard output "
                       "goes to, where the report goes",
                       o->split_csv);
@@ -486,8 +481,7 @@ static void output(const struct opts *o, const char *format,
         out_json_string(stdout, format);
         printf(",\"page_size\":%zu,\"page_cache_pages\":%" PRIu64
                ",\"page_cache_follows_kernel\":%s,\"page_cache_model\":",
-               o->page_size, o->pc_pages,
-               o->follow_kernel ? "true" : "false");
+               o->page_size, o->pc_pages, o->follow_kernel ? "true" : "false");
         out_json_string(stdout, o->model);
         printf(",\"zcache_spec\":");
         out_json_string(stdout, o->zspec ? o->zspec : "off");
@@ -503,11 +497,12 @@ static void output(const struct opts *o, const char *format,
             printf("null");
         printf(",\"adaptive\":%s", o->adaptive ? "true" : "false");
         if (o->adaptive)
-            printf(",\"adapt\":{\"epochs\":%zu,\"moves\":%zu,"
-                   "\"mean_share_percent\":%.3f,\"end_page_cache_pages\":%" PRIu64
-                   ",\"end_zcache_bytes\":%" PRIu64 "}",
-                   adapt_end.epochs, adapt_end.moves, adapt_end.mean_share,
-                   adapt_end.end_pc_pages, adapt_end.end_zc_bytes);
+            printf(
+                ",\"adapt\":{\"epochs\":%zu,\"moves\":%zu,"
+                "\"mean_share_percent\":%.3f,\"end_page_cache_pages\":%" PRIu64
+                ",\"end_zcache_bytes\":%" PRIu64 "}",
+                adapt_end.epochs, adapt_end.moves, adapt_end.mean_share,
+                adapt_end.end_pc_pages, adapt_end.end_zc_bytes);
         out_replay_json(stdout, r);
         printf(",\"elapsed_s\":%.6f,\"accesses_per_s\":%.0f", secs,
                secs > 0 ? (double)r->accesses / secs : 0.0);
@@ -614,8 +609,10 @@ static void output(const struct opts *o, const char *format,
            " same-filled, %" PRIu64 " raw)\n",
            z->stored_pages, z->same_filled_pages, z->raw_pages);
     printf("  memory            %12" PRIu64 "  arena bytes in use, %" PRIu64
-           " obtained; %" PRIu64 " metadata\n",
-           z->mem_used_total, z->arena_bytes, z->meta_bytes);
+           " obtained; %" PRIu64 " metadata (%" PRIu64 " for pages, %" PRIu64
+           " for files, %" PRIu64 " fixed)\n",
+           z->mem_used_total, z->arena_bytes, z->meta_bytes, z->meta_page_bytes,
+           z->meta_file_bytes, z->meta_fixed_bytes);
     printf("  density           %12.3f  (compressed bytes / arena bytes in "
            "use); fragmentation %.3f\n",
            ratio(z->compr_data_size, z->mem_used_total),
@@ -706,11 +703,11 @@ static zc_ops_writer *open_ops_writer(const struct opts *o, const char *format,
 
     if (!o->save_ops)
         return NULL;
-    n = (size_t)snprintf(
-        meta, sizeof(meta),
-        "format=%s\npage_cache=%" PRIu64 "\npage_cache_model=%s\ncontent=%s\n"
-        "source=",
-        format, o->pc_pages, o->model, o->content);
+    n = (size_t)snprintf(meta, sizeof(meta),
+                         "format=%s\npage_cache=%" PRIu64
+                         "\npage_cache_model=%s\ncontent=%s\n"
+                         "source=",
+                         format, o->pc_pages, o->model, o->content);
     /* The traces' names (or the source of a stream being rewritten), a
      * newline in one made harmless. */
     for (const char *c = source; c && *c && n + 2 < sizeof(meta); c++)
@@ -951,8 +948,8 @@ static int split_outputs(const struct opts *o, const zc_replay *r,
         }
     }
     plot_traces_text(label, sizeof(label), o->traces, o->ntraces);
-    if (o->plot && split_log_plot(NAME, o->plot, label, o->memory, e, n,
-                                  o->page_size))
+    if (o->plot &&
+        split_log_plot(NAME, o->plot, label, o->memory, e, n, o->page_size))
         return 1;
     {
         uint64_t pc = n ? e[n - 1].next_pc_pages : o->pc_pages;
@@ -968,8 +965,8 @@ static int split_outputs(const struct opts *o, const zc_replay *r,
                  " page-cache pages + %" PRIu64 " zcache bytes; %" PRIu64
                  " evictions not put (%" PRIu64 " probed)\n",
                  o->memory, n, moves, moves == 1 ? "" : "s",
-                 n ? share_sum / (double)n : 0.0, pc, zb,
-                 rs->zc_skipped, rs->zc_probes);
+                 n ? share_sum / (double)n : 0.0, pc, zb, rs->zc_skipped,
+                 rs->zc_probes);
         if (n && (!o->adapt.put_ns || !o->adapt.get_ns)) {
             /* measured prices: another run, another split */
             size_t len = strlen(adapt_summary);
@@ -1069,8 +1066,7 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
      * directory */
     {
         /* no output over an input: the traces, the content's file */
-        static const char *const plot_files[] = {".csv", ".gp", ".png",
-                                                 ".svg"};
+        static const char *const plot_files[] = {".csv", ".gp", ".png", ".svg"};
         trace_refuse_clash("--save-ops", o->save_ops, NULL, 0, o->traces,
                            o->ntraces, o->content);
         trace_refuse_clash("--split-csv", o->split_csv, NULL, 0, o->traces,
@@ -1091,9 +1087,8 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
     if (status)
         goto destroy_replay;
     rc = zc_replay_create(o->pc_pages, o->page_size, zc, content, &r);
-    if (!rc && (rc = trace_model_setup(r, t, o->traces[0], o->model,
-                                       o->ra_set, o->ra_kb, err,
-                                       sizeof(err))) == -1) {
+    if (!rc && (rc = trace_model_setup(r, t, o->traces[0], o->model, o->ra_set,
+                                       o->ra_kb, err, sizeof(err))) == -1) {
         fprintf(stderr, NAME ": %s\n", err);
         status = 2;
         goto abandon;
@@ -1113,11 +1108,10 @@ static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
                 NAME ": %s %s: a page cache of %" PRIu64 " pages of %zu "
                      "bytes (%.1f GiB) does not fit in memory\n",
                 o->memory ? "--memory" : "--page-cache",
-                o->memory     ? o->memory
+                o->memory       ? o->memory
                 : o->page_cache ? o->page_cache
                                 : "(default)",
-                o->pc_pages,
-                o->page_size,
+                o->pc_pages, o->page_size,
                 (double)o->pc_pages * (double)o->page_size / (1u << 30));
         status = 1;
         goto abandon;

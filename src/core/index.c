@@ -6,8 +6,9 @@
  * Each object's page table is a power-of-two array of chain heads: it
  * doubles when the object holds more than four pages per bucket and
  * halves below one, so buckets cost 1 to 2 bytes per page (the budget is
- * 32 bytes of metadata per page, all included, and an entry takes 20).  A
- * failed resize is harmless (chains just get longer), so growing never fails an
+ * 32 bytes of metadata per page, all included, and an entry takes 16); an
+ * object of 4 pages or fewer keeps its one bucket inline.  A failed resize
+ * is harmless (chains just get longer), so growing never fails an
  * operation.
  *
  * Chains end in ZC__END | object id (see index.h).  Pool tables chain
