@@ -585,8 +585,8 @@ static void test_page_indexes_use_all_64_bits(void **state)
     zc_cache *c = new_cache("exclusive_gets=false", NULL);
     int p = zc_init_fs(c, 4096);
     unsigned char pg[4096], out[4096];
-    /* An entry keeps 16 bits of the index (11 in one word, 5 in
-     * another); the rest names one of several objects of the file. */
+    /* An entry keeps the low 32 bits of the index; the rest names one of
+     * several objects of the file.  Boundaries of smaller splits too. */
     static const uint64_t idx[] = {0,
                                    1,
                                    2047,

@@ -139,7 +139,7 @@ static uint32_t copy_hash(zc_cache *c, uint32_t h)
  * A compressed copy's header then names one of them. */
 static void unshare(zc_cache *c, uint32_t eid)
 {
-    uint32_t h = zc__ent(&c->idx.ents, eid)->handle;
+    uint32_t h = zc__e_handle(zc__ent(&c->idx.ents, eid));
     uint32_t next = zc__dd_unlink(&c->dd, eid);
     if (zc__h_raw(h)) {
         /* A raw copy has no header: the table says who its anchor is. */
@@ -163,7 +163,7 @@ static void unshare(zc_cache *c, uint32_t eid)
 static void release_storage(zc_cache *c, uint32_t eid, enum drop_cause why)
 {
     struct zc__entry *e = zc__ent(&c->idx.ents, eid);
-    uint32_t h = e->handle;
+    uint32_t h = zc__e_handle(e);
 
     if (zc__h_same(h)) {
         c->st.same_filled_pages--;
@@ -290,7 +290,7 @@ static bool evict_one(zc_cache *c)
             break;
         victim = next;
     }
-    h = zc__ent(&c->idx.ents, victim)->handle;
+    h = zc__e_handle(zc__ent(&c->idx.ents, victim));
     if (!zc__h_raw(h)) {
         if (c->pops->whole_frames) {
             with = c->mates;
@@ -344,16 +344,16 @@ static void on_moved(void *ctx, uint32_t old_handle, uint32_t new_handle)
     uint16_t size;
 
     zc__read_hdr(c, new_handle, &eid, &size);
-    if (zc__ent(&c->idx.ents, eid)->handle != old_handle) {
+    if (zc__e_handle(zc__ent(&c->idx.ents, eid)) != old_handle) {
         c->bad_moves++; /* zc_cache_check() reports it */
     } else if (c->cfg.dedup) {
         uint32_t e = eid;
         do {
-            zc__ent(&c->idx.ents, e)->handle = new_handle;
+            zc__e_set_handle(zc__ent(&c->idx.ents, e), new_handle);
             e = *zc__dd_next(&c->dd, e);
         } while (e != eid);
     } else {
-        zc__ent(&c->idx.ents, eid)->handle = new_handle;
+        zc__e_set_handle(zc__ent(&c->idx.ents, eid), new_handle);
     }
     c->st.compactions++;
 }
@@ -590,7 +590,7 @@ static int is_same_copy(void *ctx, uint32_t anchor)
 {
     struct same_copy *x = ctx;
     zc_cache *c = x->c;
-    uint32_t h = zc__ent(&c->idx.ents, anchor)->handle, owner;
+    uint32_t h = zc__e_handle(zc__ent(&c->idx.ents, anchor)), owner;
     uint16_t size;
 
     if (x->raw != zc__h_raw(h))
@@ -798,14 +798,14 @@ static int put_share(struct put *p)
     struct zc__entry *e;
     int rc;
 
-    p->handle = zc__ent(&c->idx.ents, p->anchor)->handle;
+    p->handle = zc__e_handle(zc__ent(&c->idx.ents, p->anchor));
     rc = c->pops->insert(c->pstate, p->eid, put_size(p));
     if (rc) {
         unpin_entry(c, p->oid, p->eid);
         return rc;
     }
     e = zc__ent(&c->idx.ents, p->eid);
-    e->handle = p->handle;
+    zc__e_set_handle(e, p->handle);
     zc__dd_link_after(&c->dd, p->anchor, p->eid);
     touch_mates(c, p->handle);
     c->st.compress_ns += p->dt;
@@ -875,7 +875,7 @@ static void put_write(struct put *p)
     ZC_ASSERT(p->same || p->raw || p->clen + ZC__OBJ_HDR <= c->obj_max);
     ZC_ASSERT(p->same || p->raw || p->clen <= UINT16_MAX);
 
-    e->handle = p->handle;
+    zc__e_set_handle(e, p->handle);
     if (p->same) {
         zc__e_set_same(e, p->word);
         c->st.same_filled_pages++;
@@ -1020,7 +1020,7 @@ int zc_get_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
         goto out;
     }
     e = zc__ent(&c->idx.ents, eid);
-    h = e->handle;
+    h = zc__e_handle(e);
     t0 = zc__now_ns();
     if (zc__h_same(h)) {
         fill_words(page, c->cfg.page_size, zc__e_fill(e));
@@ -1038,7 +1038,7 @@ int zc_get_page(zc_cache *c, int pool, const zc_filekey *key, uint64_t index,
          * copy, which holds the same handle. */
         if ((owner != eid &&
              (!c->cfg.dedup || owner >= c->idx.ents.nchunks << ZC__ENT_SHIFT ||
-              zc__ent(&c->idx.ents, owner)->handle != h)) ||
+              zc__e_handle(zc__ent(&c->idx.ents, owner)) != h)) ||
             c->comp->decompress(src + ZC__OBJ_HDR, size, page, c->cfg.page_size,
                                 c->dwrk)) {
             /* Never hand out what we cannot vouch for. */

@@ -118,12 +118,12 @@ int zc__entry_new(struct zc__index *x, uint32_t *id)
         /* Id 0 stays out of circulation: it is the policies' sentinel. */
         first = base ? 0 : 1;
         for (uint32_t i = ENT_PER_CHUNK; i-- > first;) {
-            c[i].chain = E->free;
+            zc__st32(zc__e_chain(&c[i]), E->free);
             E->free = base + i;
         }
     }
     *id = E->free;
-    E->free = zc__chain_get(&zc__ent(E, *id)->chain);
+    E->free = zc__chain_get(zc__e_chain(zc__ent(E, *id)));
     E->used++;
     return 0;
 }
@@ -132,8 +132,8 @@ void zc__entry_free(struct zc__index *x, uint32_t id)
 {
     struct zc__entry *e = zc__ent(&x->ents, id);
 
-    e->handle = 0;
-    e->chain = x->ents.free;
+    zc__e_set_handle(e, 0);
+    zc__st32(zc__e_chain(e), x->ents.free);
     x->ents.free = id;
     x->ents.used--;
 }
@@ -281,8 +281,7 @@ int zc__object_new(struct zc__index *x, int pool, const zc_filekey *key,
     x->ofree = o->hnext;
     memset(o, 0, sizeof(*o));
     o->key = *key;
-    o->hi_lo = (uint32_t)index_hi;
-    o->hi_hi = (uint16_t)(index_hi >> 32);
+    o->index_hi = (uint32_t)index_hi;
     o->pool = (uint16_t)pool;
     o->live = 1;
     o->t.bucket0 = ZC__END | oid;
@@ -339,7 +338,7 @@ uint32_t zc__page_find(const struct zc__index *x, uint32_t oid, uint32_t index)
         const struct zc__entry *e = zc__ent(&x->ents, id);
         if (zc__e_index(e) == index)
             return id;
-        id = zc__chain_get(&e->chain);
+        id = zc__e_chain_get(e);
     }
     return 0;
 }
@@ -364,9 +363,9 @@ static void page_rehash(struct zc__index *x, uint32_t oid, unsigned nb_log2)
         uint32_t id = old[b];
         while (!(id & ZC__END)) {
             struct zc__entry *e = zc__ent(&x->ents, id);
-            uint32_t next = zc__chain_get(&e->chain);
+            uint32_t next = zc__chain_get(zc__e_chain(e));
             uint32_t h = hash_index(zc__e_index(e), nb_log2);
-            zc__chain_set(&e->chain, nb[h]);
+            zc__chain_set(zc__e_chain(e), nb[h]);
             nb[h] = id;
             id = next;
         }
@@ -389,7 +388,7 @@ void zc__page_link(struct zc__index *x, uint32_t oid, uint32_t eid)
     struct zc__entry *e = zc__ent(&x->ents, eid);
     uint32_t *head = &table_of(o)[hash_index(zc__e_index(e), o->nb_log2)];
 
-    zc__chain_set(&e->chain, *head);
+    zc__chain_set(zc__e_chain(e), *head);
     *head = eid;
     o->count++;
     if (o->count > (4u << o->nb_log2) && o->nb_log2 < 30)
@@ -400,11 +399,11 @@ void zc__page_unlink(struct zc__index *x, uint32_t oid, uint32_t eid)
 {
     struct zc__object *o = zc__obj(x, oid);
     struct zc__entry *e = zc__ent(&x->ents, eid);
-    uint32_t *link = &table_of(o)[hash_index(zc__e_index(e), o->nb_log2)];
+    void *link = &table_of(o)[hash_index(zc__e_index(e), o->nb_log2)];
 
     while (zc__chain_get(link) != eid)
-        link = &zc__ent(&x->ents, zc__chain_get(link))->chain;
-    zc__chain_set(link, zc__chain_get(&e->chain));
+        link = zc__e_chain(zc__ent(&x->ents, zc__chain_get(link)));
+    zc__chain_set(link, zc__chain_get(zc__e_chain(e)));
     o->count--;
     if (o->nb_log2 && o->count < (1u << o->nb_log2))
         page_rehash(x, oid, o->nb_log2 - 1u);
@@ -413,7 +412,7 @@ void zc__page_unlink(struct zc__index *x, uint32_t oid, uint32_t eid)
 uint32_t zc__page_object(const struct zc__index *x, uint32_t eid)
 {
     while (!(eid & ZC__END))
-        eid = zc__chain_get(&zc__ent(&x->ents, eid)->chain);
+        eid = zc__chain_get(zc__e_chain(zc__ent(&x->ents, eid)));
     return eid & ~ZC__END;
 }
 
@@ -426,7 +425,7 @@ void zc__page_drain(struct zc__index *x, uint32_t oid,
     for (uint32_t b = 0; b < (1u << o->nb_log2); b++) {
         uint32_t id = t[b];
         while (!(id & ZC__END)) {
-            uint32_t next = zc__chain_get(&zc__ent(&x->ents, id)->chain);
+            uint32_t next = zc__chain_get(zc__e_chain(zc__ent(&x->ents, id)));
             fn(ctx, id);
             id = next;
         }

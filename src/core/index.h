@@ -2,7 +2,7 @@
  * core/index.h - pool -> object -> page, as tmem and zcache indexed their
  * pages.
  *
- * A page held by the cache is an entry of 16 bytes in a chunked slab,
+ * A page held by the cache is an entry of 18 bytes in a chunked slab,
  * named by a 26-bit id (0 is never handed out: it is the policies' list
  * sentinel), so a cache holds at most 2^26 - 1 pages (67 million: 256 GiB
  * of 4 KiB pages; -ZC_ENOSPC beyond).  Entries of one object (a file:
@@ -10,25 +10,30 @@
  * inode or a pool costs what it drops.  Objects hang in their pool's hash
  * table.
  *
- * To fit 16 bytes, an entry keeps only the low 16 bits of its page index:
- * the high bits are part of the object's identity, so a file of more than
- * 2^16 pages (256 MiB of 4 KiB pages) is held as several objects (same
- * key, other index_hi), all in one chain of the pool's table, since that
- * table hashes the key only.  Nor does an entry name its object: the last
- * entry of every hash chain holds ZC__END | object id instead of a
- * successor, so the object of an entry is found by walking to the end of
- * its (short) chain.  Compressed data carries its own size and entry id
- * in a 6-byte header in the arena.
+ * An entry keeps the low 32 bits of its page index: the high bits are
+ * part of the object's identity, so a file with pages more than 2^32 apart
+ * (16 TiB of 4 KiB pages) is held as several objects (same key, other
+ * index_hi), all in one chain of the pool's table, since that table hashes
+ * the key only.  (Keeping 16 bits would make 16-byte entries, but split
+ * every file of over 256 MiB into objects that one chain holds, so that a
+ * lookup in a large file would walk them all.)  Nor does an entry name its
+ * object: the last entry of every hash chain holds ZC__END | object id
+ * instead of a successor, so the object of an entry is found by walking
+ * to the end of its (short) chain.  Compressed data carries its own size
+ * and entry id in a 6-byte header in the arena.
  *
- * The 128 bits, read and written only through the accessors below:
- *   chain   bit 31 ZC__END, bits 0..25 the next entry or the object id
- *           (ZC__CHAIN_MASK), bits 26..30 the index's bits 11..15
- *   handle  the allocator's handle (< 2^31), ZC__HANDLE_RAW | frame, or
- *           ZC__HANDLE_SAME | the fill word's low 30 bits
- *   link    bits 0..25 next, 26..51 prev (the policies' list, or gdsf's
- *           heap slot in next), bit 52 clock's referenced bit, bits 53..63
- *           the index's bits 0..10; a same-filled page (no policy, no
- *           storage) keeps its fill word's high 34 bits in bits 0..33.
+ * The 144 bits, at byte offsets, read and written only through the
+ * accessors below (entries are 1-byte aligned):
+ *   0  chain   bit 31 ZC__END, bits 0..25 the next entry or the object id
+ *              (ZC__CHAIN_MASK), bit 26 clock's referenced bit, bits 27..30
+ *              the link's bits 48..51
+ *   4  handle  the allocator's handle (< 2^31), ZC__HANDLE_RAW | frame, or
+ *              ZC__HANDLE_SAME | the fill word's low 30 bits
+ *   8  index   the page index's low 32 bits
+ *   12 link    its bits 0..47 (52 in all): bits 0..25 next, 26..51 prev
+ *              (the policies' list, or gdsf's heap slot in next); a
+ *              same-filled page (no policy, no storage) keeps its fill
+ *              word's high 34 bits in bits 0..33.
  * Hash bucket words hold chain values only (bits 26..30 clear), so a
  * pointer to a chain word may point into a bucket array or an entry.
  *
@@ -36,6 +41,8 @@
  */
 #ifndef ZC_INDEX_H
 #define ZC_INDEX_H
+
+#include <string.h>
 
 #include "internal.h"
 
@@ -47,18 +54,16 @@ _Static_assert(ZC__ID_MAX == ZC_PAGES_MAX, "the header states the limit");
 #define ZC__HANDLE_RAW 0x80000000u  /* | frame id: an uncompressed page */
 #define ZC__HANDLE_SAME 0xC0000000u /* | fill bits: no arena object */
 #define ZC__HANDLE_KIND 0xC0000000u
-#define ZC__INDEX_BITS 16 /* of a page index, kept in its entry */
+#define ZC__INDEX_BITS 32 /* of a page index, kept in its entry */
 
-#define ZC__ENT_SHIFT 8 /* 256 entries (4 KiB) per slab chunk */
+#define ZC__ENT_SHIFT 8 /* 256 entries (4.5 KiB) per slab chunk */
 #define ZC__OBJ_SHIFT 6 /* 64 objects (3 KiB) per slab chunk */
 
 struct zc__entry {
-    uint32_t chain;
-    uint32_t handle;
-    uint64_t link;
+    uint8_t b[18];
 };
 
-_Static_assert(sizeof(struct zc__entry) == 16, "an index entry is 16 bytes");
+_Static_assert(sizeof(struct zc__entry) == 18, "an index entry is 18 bytes");
 
 static inline bool zc__h_same(uint32_t h)
 {
@@ -75,81 +80,139 @@ static inline uint32_t zc__h_frame(uint32_t h) /* of a raw page */
     return h & ~ZC__HANDLE_KIND;
 }
 
+static inline uint32_t zc__ld32(const void *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static inline void zc__st32(void *p, uint32_t v)
+{
+    memcpy(p, &v, 4);
+}
+
 /* Chain words, in entries and in bucket arrays alike. */
-static inline uint32_t zc__chain_get(const uint32_t *w)
+static inline uint32_t zc__chain_get(const void *w)
 {
-    return *w & ZC__CHAIN_MASK;
+    return zc__ld32(w) & ZC__CHAIN_MASK;
 }
 
-static inline void zc__chain_set(uint32_t *w, uint32_t v)
+static inline void zc__chain_set(void *w, uint32_t v)
 {
-    *w = (*w & ~ZC__CHAIN_MASK) | v;
+    zc__st32(w, (zc__ld32(w) & ~ZC__CHAIN_MASK) | v);
 }
 
-#define ZC__L_ID 0x3FFFFFFull /* 26 bits */
-#define ZC__L_PREV_SHIFT 26
-#define ZC__L_REF (1ull << 52)
-#define ZC__L_INDEX_SHIFT 53
-
-static inline uint32_t zc__e_next(const struct zc__entry *e)
+static inline void *zc__e_chain(struct zc__entry *e)
 {
-    return (uint32_t)(e->link & ZC__L_ID);
+    return e->b;
 }
 
-static inline uint32_t zc__e_prev(const struct zc__entry *e)
+static inline uint32_t zc__e_chain_get(const struct zc__entry *e)
 {
-    return (uint32_t)(e->link >> ZC__L_PREV_SHIFT & ZC__L_ID);
+    return zc__chain_get(e->b);
 }
 
-static inline void zc__e_set_next(struct zc__entry *e, uint32_t id)
+static inline uint32_t zc__e_handle(const struct zc__entry *e)
 {
-    e->link = (e->link & ~ZC__L_ID) | id;
+    return zc__ld32(e->b + 4);
 }
 
-static inline void zc__e_set_prev(struct zc__entry *e, uint32_t id)
+static inline void zc__e_set_handle(struct zc__entry *e, uint32_t h)
 {
-    e->link = (e->link & ~(ZC__L_ID << ZC__L_PREV_SHIFT)) |
-              (uint64_t)id << ZC__L_PREV_SHIFT;
-}
-
-static inline bool zc__e_ref(const struct zc__entry *e)
-{
-    return e->link & ZC__L_REF;
-}
-
-static inline void zc__e_set_ref(struct zc__entry *e, bool ref)
-{
-    e->link = ref ? e->link | ZC__L_REF : e->link & ~ZC__L_REF;
-}
-
-/* next, prev and ref cleared; the index kept. */
-static inline void zc__e_unlink(struct zc__entry *e)
-{
-    e->link &= ~0ull << ZC__L_INDEX_SHIFT;
+    zc__st32(e->b + 4, h);
 }
 
 static inline uint32_t zc__e_index(const struct zc__entry *e)
 {
-    return (uint32_t)(e->link >> ZC__L_INDEX_SHIFT) |
-           (e->chain >> ZC__ID_BITS & 0x1Fu) << 11;
+    return zc__ld32(e->b + 8);
 }
 
-/* The low ZC__INDEX_BITS of index; links and chain value cleared. */
+#define ZC__L_ID 0x3FFFFFFull /* 26 bits */
+#define ZC__L_PREV_SHIFT 26
+#define ZC__C_REF (1u << 26)
+#define ZC__C_LINK_SHIFT 27 /* the link's bits 48..51 in the chain word */
+
+/* Bytes 12..17: link bits 0..15, then 16..47 (host order, both ways). */
+static inline uint64_t zc__e_link(const struct zc__entry *e)
+{
+    uint16_t lo;
+
+    memcpy(&lo, e->b + 12, 2);
+    return lo | (uint64_t)zc__ld32(e->b + 14) << 16 |
+           (uint64_t)(zc__ld32(e->b) >> ZC__C_LINK_SHIFT & 0xFu) << 48;
+}
+
+static inline void zc__e_set_link(struct zc__entry *e, uint64_t v)
+{
+    uint32_t c = zc__ld32(e->b);
+    uint16_t lo = (uint16_t)v;
+
+    memcpy(e->b + 12, &lo, 2);
+    zc__st32(e->b + 14, (uint32_t)(v >> 16));
+    c = (c & ~(0xFu << ZC__C_LINK_SHIFT)) | (uint32_t)(v >> 48 & 0xFu)
+                                                << ZC__C_LINK_SHIFT;
+    zc__st32(e->b, c);
+}
+
+static inline uint32_t zc__e_next(const struct zc__entry *e)
+{
+    return (uint32_t)(zc__e_link(e) & ZC__L_ID);
+}
+
+static inline uint32_t zc__e_prev(const struct zc__entry *e)
+{
+    return (uint32_t)(zc__e_link(e) >> ZC__L_PREV_SHIFT & ZC__L_ID);
+}
+
+static inline void zc__e_set_next(struct zc__entry *e, uint32_t id)
+{
+    zc__e_set_link(e, (zc__e_link(e) & ~ZC__L_ID) | id);
+}
+
+static inline void zc__e_set_prev(struct zc__entry *e, uint32_t id)
+{
+    zc__e_set_link(e, (zc__e_link(e) & ~(ZC__L_ID << ZC__L_PREV_SHIFT)) |
+                          (uint64_t)id << ZC__L_PREV_SHIFT);
+}
+
+static inline bool zc__e_ref(const struct zc__entry *e)
+{
+    return zc__ld32(e->b) & ZC__C_REF;
+}
+
+static inline void zc__e_set_ref(struct zc__entry *e, bool ref)
+{
+    uint32_t c = zc__ld32(e->b);
+
+    zc__st32(e->b, ref ? c | ZC__C_REF : c & ~ZC__C_REF);
+}
+
+/* next, prev and ref cleared; the index and chain kept. */
+static inline void zc__e_unlink(struct zc__entry *e)
+{
+    zc__e_set_link(e, 0);
+    zc__e_set_ref(e, false);
+}
+
+/* A fresh entry for a page index: its low ZC__INDEX_BITS; everything
+ * else cleared. */
 static inline void zc__e_init(struct zc__entry *e, uint64_t index)
 {
-    e->chain = (uint32_t)(index >> 11 & 0x1Fu) << ZC__ID_BITS;
-    e->link = (index & 0x7FFu) << ZC__L_INDEX_SHIFT;
+    memset(e->b, 0, sizeof(e->b));
+    zc__st32(e->b + 8, (uint32_t)index);
 }
 
 static inline void zc__e_set_same(struct zc__entry *e, uint64_t word)
 {
-    e->handle = ZC__HANDLE_SAME | (uint32_t)(word & 0x3FFFFFFFu);
-    e->link = (e->link & ~0ull << ZC__L_INDEX_SHIFT) | word >> 30;
+    zc__e_set_handle(e, ZC__HANDLE_SAME | (uint32_t)(word & 0x3FFFFFFFu));
+    zc__e_set_link(e, word >> 30);
 }
 
 static inline uint64_t zc__e_fill(const struct zc__entry *e)
 {
-    return (e->link & ((1ull << 34) - 1)) << 30 | (e->handle & 0x3FFFFFFFu);
+    return (zc__e_link(e) & ((1ull << 34) - 1)) << 30 |
+           (zc__e_handle(e) & 0x3FFFFFFFu);
 }
 
 struct zc__entries {
@@ -171,13 +234,12 @@ struct zc__object { /* 48 bytes */
         uint32_t *buckets; /* the table when nb_log2 > 0 */
         uint32_t bucket0;  /* the table when nb_log2 == 0 */
     } t;
-    uint32_t hnext;      /* next object in the pool's chain, 0 = end */
-    uint32_t hi_lo;      /* index_hi: the page indexes' bits 16..47 */
-    uint32_t count : 18; /* pages (at most 2^16) and puts in flight */
-    uint32_t nb_log2 : 5;
-    uint32_t live : 1;
+    uint32_t count;    /* pages, and puts in flight */
+    uint32_t hnext;    /* next object in the pool's chain, 0 = end */
+    uint32_t index_hi; /* the page indexes' bits 32..63 */
     uint16_t pool;
-    uint16_t hi_hi; /* ... and bits 48..63 */
+    uint8_t nb_log2;
+    uint8_t live;
 };
 
 _Static_assert(sizeof(struct zc__object) == 48, "an object is 48 bytes");
@@ -191,12 +253,12 @@ static inline uint64_t zc__index_hi(uint64_t index)
 
 static inline uint32_t zc__index_lo(uint64_t index)
 {
-    return (uint32_t)(index & ((1u << ZC__INDEX_BITS) - 1));
+    return (uint32_t)index;
 }
 
 static inline uint64_t zc__obj_index_hi(const struct zc__object *o)
 {
-    return (uint64_t)o->hi_hi << 32 | o->hi_lo;
+    return o->index_hi;
 }
 
 struct zc__pool {

@@ -110,7 +110,7 @@ static bool valid_eid(const zc_cache *c, uint32_t e)
 static int check_sharers(const zc_cache *c, uint32_t id, struct tally *t)
 {
     zc_cache *cc = (zc_cache *)c; /* map() takes the bounce buffer */
-    uint32_t h = zc__ent(&c->idx.ents, id)->handle, next, prev, e;
+    uint32_t h = zc__e_handle(zc__ent(&c->idx.ents, id)), next, prev, e;
     struct in_ring x = {c, id};
     const uint8_t *p;
     size_t len;
@@ -122,7 +122,7 @@ static int check_sharers(const zc_cache *c, uint32_t id, struct tally *t)
     prev = *zc__dd_prev(&c->dd, id);
     if (!valid_eid(c, next) || !valid_eid(c, prev) ||
         *zc__dd_prev(&c->dd, next) != id || *zc__dd_next(&c->dd, prev) != id ||
-        zc__ent(&c->idx.ents, next)->handle != h)
+        zc__e_handle(zc__ent(&c->idx.ents, next)) != h)
         return -ZC_ECORRUPT;
     if (zc__h_raw(h)) {
         uint32_t f = zc__h_frame(h);
@@ -135,7 +135,7 @@ static int check_sharers(const zc_cache *c, uint32_t id, struct tally *t)
         uint16_t size;
         zc__read_hdr(c, h, &owner, &size);
         if (size == 0 || size > c->accept_bytes || !valid_eid(c, owner) ||
-            zc__ent(&c->idx.ents, owner)->handle != h)
+            zc__e_handle(zc__ent(&c->idx.ents, owner)) != h)
             return -ZC_ECORRUPT;
         if (owner != id)
             return 0; /* counted at its anchor */
@@ -152,7 +152,7 @@ static int check_sharers(const zc_cache *c, uint32_t id, struct tally *t)
     e = id;
     do {
         e = *zc__dd_next(&c->dd, e);
-        if (!valid_eid(c, e) || zc__ent(&c->idx.ents, e)->handle != h ||
+        if (!valid_eid(c, e) || zc__e_handle(zc__ent(&c->idx.ents, e)) != h ||
             ++n > c->idx.ents.used)
             return -ZC_ECORRUPT;
     } while (e != id);
@@ -181,27 +181,28 @@ static int check_object(const zc_cache *c, uint32_t oid, int pool,
                 ++n > o->count)
                 return -ZC_ECORRUPT;
             e = zc__ent(&c->idx.ents, id);
-            if (zc__h_same(e->handle)) {
+            if (zc__h_same(zc__e_handle(e))) {
                 t->same++;
             } else if (c->cfg.dedup) {
                 int rc = check_sharers(c, id, t);
                 if (rc)
                     return rc;
-            } else if (zc__h_raw(e->handle)) {
-                if (!zc__arena_frame_in_use(&c->arena, zc__h_frame(e->handle)))
+            } else if (zc__h_raw(zc__e_handle(e))) {
+                if (!zc__arena_frame_in_use(&c->arena,
+                                            zc__h_frame(zc__e_handle(e))))
                     return -ZC_ECORRUPT;
                 t->raw++;
                 t->compr += c->cfg.page_size;
             } else {
                 uint32_t owner;
                 uint16_t size;
-                zc__read_hdr(c, e->handle, &owner, &size);
+                zc__read_hdr(c, zc__e_handle(e), &owner, &size);
                 if (owner != id || size == 0 || size > c->accept_bytes)
                     return -ZC_ECORRUPT;
                 t->compr += size;
             }
             t->pages++;
-            id = zc__chain_get(&e->chain);
+            id = zc__e_chain_get(e);
         }
         if ((id & ~ZC__END) != oid)
             return -ZC_ECORRUPT;
