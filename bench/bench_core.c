@@ -75,8 +75,10 @@
 #define BENCH_DEFAULT_PAGES 32768u
 #define BENCH_DEFAULT_RUNS 5u
 #define BENCH_MAX_RUNS 1000u
-#define BENCH_REF_DENSITY 0.953 /* the kernel's zsmalloc on such pages */
-#define BENCH_META_LIMIT 32.0   /* project limit: meta bytes per page */
+/* Issue 19's targets: density (zc-bench-zram measures the kernel's
+ * zsmalloc beside it: 0.934 at 17,000 such pages), and all-in metadata. */
+#define BENCH_DENSITY_TARGET 0.95
+#define BENCH_META_LIMIT 32.0   /* meta bytes per stored page, all in */
 #define BENCH_RATIO_TARGET 1.05 /* project target for both ratios */
 
 /* Keeps the baseline loops' results alive so nothing is optimised away. */
@@ -537,7 +539,7 @@ typedef struct alloc_result {
     double put_paired;     /* median of per-run put/compress ratios */
     double get_paired;     /* median of per-run get/decompress ratios */
     uint64_t last_put_ns;  /* the run whose cache gives the stats */
-    uint64_t meta_empty;   /* meta_bytes of the cache before any put */
+    uint64_t meta_empty;   /* meta_bytes - work_bytes before any put */
     uint64_t put_faults;   /* minor page faults during the last put run */
     uint64_t put_first_ns; /* the first put run: memory new from the OS */
     uint64_t put_first_faults;
@@ -621,7 +623,7 @@ static void alloc_put_run(alloc_run *ar, const page_set *ps, unsigned r)
     {
         zc_stats empty;
         zc_stats_get(ar->c, &empty);
-        ar->res->meta_empty = empty.meta_bytes;
+        ar->res->meta_empty = empty.meta_bytes - empty.work_bytes;
     }
     f0 = minor_faults();
     t0 = now_ns();
@@ -802,6 +804,14 @@ static void report_text(const bench_opts *o, const page_set *ps,
            "(%.1f MiB), median of %u run%s\n",
            BENCH_NAME, zc_version(), lzo_version_string(), ps->page_size, ps->n,
            (double)bytes / (1 << 20), o->runs, o->runs == 1 ? "" : "s");
+    if (o->file_pages == SIZE_MAX)
+        printf("keys: --one-file (every page a page of inode 1)\n");
+    else if (o->file_pages)
+        printf("keys: --file-pages %zu (page i is page i %% %zu of inode "
+               "i / %zu + 1)\n",
+               o->file_pages, o->file_pages, o->file_pages);
+    else
+        printf("keys: the pages' own files\n");
     printf("\nsource mix (equal share per directory, evenly spaced %u-page "
            "blocks, put round-robin):\n",
            BENCH_BLOCK_PAGES);
@@ -938,13 +948,13 @@ static void report_text(const bench_opts *o, const page_set *ps,
                "mem_used_total", s->mem_used_total,
                s->mem_used_total / ps->page_size);
         printf("    %-26s %12" PRIu64 "\n", "arena_bytes", s->arena_bytes);
-        printf("    %-26s %12.3f  (reference %.3f: %s; density grows with "
+        printf("    %-26s %12.3f  (target %.2f: %s; density grows with "
                "the pages held:\n%34s zc-bench-zram measures the kernel's "
-               "zsmalloc on the same pages)\n",
-               "density", density, BENCH_REF_DENSITY,
-               density >= BENCH_REF_DENSITY ? "ok" : "below", "");
-        printf("    %-26s %12" PRIu64 "  (%.1f bytes per stored page, "
-               "limit %.0f: %s)\n",
+               "zsmalloc on such pages)\n",
+               "density", density, BENCH_DENSITY_TARGET,
+               density >= BENCH_DENSITY_TARGET ? "ok" : "below", "");
+        printf("    %-26s %12" PRIu64 "  (%.1f bytes per stored page all "
+               "in, limit %.0f: %s)\n",
                "meta_bytes", s->meta_bytes, meta_pp, BENCH_META_LIMIT,
                meta_pp <= BENCH_META_LIMIT ? "ok" : "ABOVE LIMIT");
         printf("    %-26s %12" PRIu64 "  (meta without it: %.1f bytes per "
@@ -955,15 +965,17 @@ static void report_text(const bench_opts *o, const page_set *ps,
         printf("    %-26s %12" PRIu64 "  (%.1f bytes per stored page)\n",
                "  of which per page", s->meta_page_bytes,
                safe_div((double)s->meta_page_bytes, (double)s->stored_pages));
-        printf("    %-26s %12" PRIu64 "  (%.1f bytes per file)\n",
+        printf("    %-26s %12" PRIu64 "  (%.1f bytes per file; objects "
+               "come 64 to a slab)\n",
                "  of which per file", s->meta_file_bytes,
                safe_div((double)s->meta_file_bytes, (double)s->objects));
         printf("    %-26s %12" PRIu64 "  (work_bytes among them)\n",
                "  of which fixed", s->meta_fixed_bytes);
-        printf("    %-26s %12" PRIu64 "  (meta added by the puts: %.1f "
-               "bytes per stored page)\n",
+        printf("    %-26s %12" PRIu64 "  (added by the puts: %.1f bytes "
+               "per stored page)\n",
                "  meta before any put", r->meta_empty,
-               safe_div((double)s->meta_bytes - (double)r->meta_empty,
+               safe_div((double)(s->meta_bytes - s->work_bytes) -
+                            (double)r->meta_empty,
                         (double)s->stored_pages));
         printf("    %-26s %12" PRIu64 "  (%.1f stored pages per file)\n",
                "objects", s->objects,
@@ -1024,9 +1036,15 @@ static void report_json(const bench_opts *o, const page_set *ps,
     json_string(lzo_version_string());
     printf(",\"page_size\":%zu,\"pages\":%zu,\"runs\":%u,"
            "\"accept_bytes\":%zu,\"files\":%zu,\"read_errors\":%zu,"
-           "\"sources\":[",
+           "\"file_pages\":",
            ps->page_size, ps->n, o->runs, accept_bytes, ps->nfiles,
            ps->read_errors);
+    /* the keying: 0 = the pages' own files, -1 = --one-file */
+    if (o->file_pages == SIZE_MAX)
+        printf("-1");
+    else
+        printf("%zu", o->file_pages);
+    printf(",\"sources\":[");
     for (size_t d = 0; d < ndirs; d++) {
         const src_dir *sd = &dirs[d];
         printf("%s{\"dir\":", d ? "," : "");
@@ -1040,6 +1058,8 @@ static void report_json(const bench_opts *o, const page_set *ps,
     json_timing("compress", ps->n, ps->page_size, bl->compress);
     putchar(',');
     json_timing("clock_pairs", ps->n, ps->page_size, bl->clock_pairs);
+    printf(",\"clock_pair_ns\":%.1f",
+           safe_div((double)bl->clock_pairs.median, (double)ps->n));
     putchar(',');
     json_timing("decompress", bl->predicted, ps->page_size, bl->decompress);
     printf(",\"predicted_stored\":%zu,\"predicted_same_filled\":%zu,"
@@ -1104,14 +1124,14 @@ static void report_json(const bench_opts *o, const page_set *ps,
                s->work_bytes, r->meta_empty, s->compress_ns,
                s->compress_ns_rejected, s->objects, r->st_get.decompress_ns,
                r->last_put_ns, r->put_faults, r->get_faults);
-        printf("\"density\":%.4f,\"density_reference\":%.3f,"
+        printf("\"density\":%.4f,\"density_target\":%.3f,"
                "\"meta_bytes_per_page\":%.2f,\"meta_limit\":%.0f,"
                "\"kept_share\":%.4f,\"ideal_lzo_bytes\":%" PRIu64
                ",\"ideal_frames\":%" PRIu64 ",\"mem_used_over_ideal\":%.4f,"
                "\"set_differs_from_survey\":%zu,\"nondeterministic\":%s,"
                "\"get_misses\":%zu,\"wrong_data\":%zu,\"check\":%d}",
                safe_div((double)s->compr_data_size, (double)s->mem_used_total),
-               BENCH_REF_DENSITY,
+               BENCH_DENSITY_TARGET,
                safe_div((double)s->meta_bytes, (double)s->stored_pages),
                BENCH_META_LIMIT,
                safe_div((double)s->stored_pages, (double)ps->n), r->ideal_bytes,

@@ -44,6 +44,7 @@ struct worker {
     uint8_t *scratch; /* a page */
     int err;          /* a library error, < 0 */
     pthread_barrier_t *go;
+    uint64_t t0, t1; /* its own start (after the barrier) and end */
 };
 
 static uint64_t now_ns(void)
@@ -72,6 +73,7 @@ static void *work(void *arg)
     const page_set *ps = w->ps;
 
     pthread_barrier_wait(w->go);
+    w->t0 = now_ns();
     for (size_t i = 0; i < ps->n && !w->err; i++) {
         if (!mine(i, w->me, w->nthreads))
             continue;
@@ -92,10 +94,13 @@ static void *work(void *arg)
                 w->err = rc;
         }
     }
+    w->t1 = now_ns();
     return NULL;
 }
 
-/* One phase with n threads; its wall time, or 0 on a failure (err). */
+/* One phase with n threads; its wall time, from the first thread's start
+ * to the last one's end (each thread reads the clock itself: the main
+ * thread may be descheduled after the barrier), or 0 on a failure (err). */
 static uint64_t phase(const page_set *ps, zc_cache *c, int pool, unsigned n,
                       int what, int *rcs, uint8_t *scratch, int *err)
 {
@@ -104,7 +109,7 @@ static uint64_t phase(const page_set *ps, zc_cache *c, int pool, unsigned n,
                        ? bench_xmalloc((size_t)n * LZO1X_1_MEM_COMPRESS)
                        : NULL;
     pthread_barrier_t go;
-    uint64_t t0, t1;
+    uint64_t t0 = UINT64_MAX, t1 = 0;
     unsigned started = 0;
 
     if (pthread_barrier_init(&go, NULL, n + 1))
@@ -126,11 +131,15 @@ static uint64_t phase(const page_set *ps, zc_cache *c, int pool, unsigned n,
         started++;
     }
     pthread_barrier_wait(&go);
-    t0 = now_ns();
     for (unsigned t = 0; t < started; t++)
         pthread_join(w[t].tid, NULL);
-    t1 = now_ns();
     pthread_barrier_destroy(&go);
+    for (unsigned t = 0; t < started; t++) {
+        if (w[t].t0 < t0)
+            t0 = w[t].t0;
+        if (w[t].t1 > t1)
+            t1 = w[t].t1;
+    }
     for (unsigned t = 0; t < n; t++)
         if (w[t].err && !*err)
             *err = w[t].err;

@@ -493,14 +493,19 @@ typedef struct zc_stats {
                                    the next three */
     uint64_t meta_page_bytes;   /* of them, what grows with the pages held:
                                    index entries and their hash buckets,
-                                   allocator spans, policy and dedup state */
+                                   allocator spans, policy and dedup state
+                                   (entries and frames come in chunks, so it
+                                   is not 0 with no page held) */
     uint64_t meta_file_bytes;   /* what grows with the files held: objects
-                                   (48 bytes each) and the pools' tables */
+                                   (48 bytes each, 64 to a slab) and the
+                                   pools' tables of them */
     uint64_t meta_fixed_bytes;  /* the rest: the cache itself, back-end
-                                   tables, scratch buffers, work_bytes */
+                                   tables and buffers, and work_bytes */
     uint64_t work_bytes;        /* of meta_fixed_bytes, compression work
                                    space: one buffer per thread compressing at
-                                   once (liblzo2 wants 128 KiB), not per page */
+                                   once, taken at its first put (lzo: liblzo2's
+                                   128 KiB and an output page, 132 KiB), not
+                                   per page */
     uint64_t reject_compress_poor; /* puts rejected by accept_percent */
     uint64_t reject_nospace;       /* puts rejected for lack of room */
     uint64_t reject_race;     /* puts dropped: pool invalidated meanwhile */
@@ -547,21 +552,20 @@ typedef struct zc_stats {
 #define ZC_STATS_FIELDS(X)                                                     \
     X(puts)                                                                    \
     X(stored_puts)                                                             \
-    X(succ_gets) X(failed_gets) X(invalidates) X(evictions) X(replaced) X(     \
-        exclusive_drops) X(stored_pages) X(same_filled_pages) X(raw_pages)     \
-        X(orig_data_size) X(compr_data_size) X(mem_used_total) X(arena_bytes)  \
-            X(meta_bytes) X(meta_page_bytes) X(meta_file_bytes)                \
-                X(meta_fixed_bytes) X(work_bytes) X(reject_compress_poor)      \
-                    X(reject_nospace) X(reject_race) X(reject_full)            \
-                        X(reject_inactive) X(raw_stored) X(dedup_hits)         \
-                            X(shared_pages) X(frag_bytes) X(compress_ns)       \
-                                X(compress_ns_rejected) X(decompress_ns) X(    \
-                                    compressions) X(compressions_rejected)     \
-                                    X(decompressions) X(compactions)           \
-                                        X(estimates) X(compress_ns_estimates)  \
-                                            X(pools) X(objects)                \
-                                                X(capacity_bytes) X(resizes)   \
-                                                    X(resize_evictions)
+    X(succ_gets)                                                               \
+    X(failed_gets) X(invalidates) X(evictions) X(replaced) X(exclusive_drops)  \
+        X(stored_pages) X(same_filled_pages) X(raw_pages) X(orig_data_size) X( \
+            compr_data_size) X(mem_used_total) X(arena_bytes) X(meta_bytes)    \
+            X(meta_page_bytes) X(meta_file_bytes) X(meta_fixed_bytes) X(       \
+                work_bytes) X(reject_compress_poor) X(reject_nospace)          \
+                X(reject_race) X(reject_full) X(reject_inactive) X(raw_stored) \
+                    X(dedup_hits) X(shared_pages) X(frag_bytes) X(compress_ns) \
+                        X(compress_ns_rejected) X(decompress_ns)               \
+                            X(compressions) X(compressions_rejected)           \
+                                X(decompressions) X(compactions) X(estimates)  \
+                                    X(compress_ns_estimates) X(pools)          \
+                                        X(objects) X(capacity_bytes)           \
+                                            X(resizes) X(resize_evictions)
 
 /** Fill *out with the cache's statistics (a consistent snapshot).
  *  Returns 0; -ZC_EINVAL on NULL. */
