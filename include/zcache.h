@@ -199,7 +199,7 @@ typedef struct zc_config {
 
 /** The most pages a cache holds at once (2^26 - 1, 67 million: 256 GiB of
  *  4 KiB pages, same-filled ones included): a page is named by 26 bits in
- *  the index's 16-byte entries.  A full 15 GiB arena of pages compressed
+ *  the index's 18-byte entries.  A full 15 GiB arena of pages compressed
  *  to a quarter holds 16 million. */
 #define ZC_PAGES_MAX ((1u << 26) - 1)
 
