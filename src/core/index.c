@@ -74,27 +74,6 @@ void zc__index_destroy(struct zc__index *x)
     memset(x, 0, sizeof(*x));
 }
 
-/* Grow a pointer table (of slab chunks) to hold one more. */
-static int grow_table(struct zc__mem *m, enum zc__mem_kind kind, void ***table,
-                      uint32_t *cap, uint32_t n)
-{
-    uint32_t ncap;
-    void **t;
-
-    if (n < *cap)
-        return 0;
-    ncap = *cap ? *cap * 2 : 8;
-    t = zc__alloc(m, kind, ncap * sizeof(void *));
-    if (!t)
-        return -ZC_ENOMEM;
-    if (*table)
-        memcpy(t, *table, *cap * sizeof(void *));
-    zc__free(m, kind, *table, *cap * sizeof(void *));
-    *table = t;
-    *cap = ncap;
-    return 0;
-}
-
 /* ---- entries ---------------------------------------------------------- */
 
 int zc__entry_new(struct zc__index *x, uint32_t *id)
@@ -106,8 +85,8 @@ int zc__entry_new(struct zc__index *x, uint32_t *id)
     if (!E->free) {
         if ((uint64_t)(E->nchunks + 1) << ZC__ENT_SHIFT > ZC__ID_MAX + 1ull)
             return -ZC_ENOSPC;
-        if (grow_table(x->mem, ZC__MEM_PAGE, (void ***)&E->chunk,
-                       &E->chunks_cap, E->nchunks))
+        if (zc__grow_table(x->mem, ZC__MEM_PAGE, (void ***)&E->chunk,
+                           &E->chunks_cap, E->nchunks))
             return -ZC_ENOMEM;
         c = zc__alloc(x->mem, ZC__MEM_PAGE, ENT_PER_CHUNK * sizeof(*c));
         if (!c)
@@ -260,8 +239,8 @@ int zc__object_new(struct zc__index *x, int pool, const zc_filekey *key,
 
         if ((uint64_t)(x->nochunks + 1) << ZC__OBJ_SHIFT > ZC__ID_MAX + 1ull)
             return -ZC_ENOSPC;
-        if (grow_table(x->mem, ZC__MEM_FILE, (void ***)&x->ochunk,
-                       &x->ochunks_cap, x->nochunks))
+        if (zc__grow_table(x->mem, ZC__MEM_FILE, (void ***)&x->ochunk,
+                           &x->ochunks_cap, x->nochunks))
             return -ZC_ENOMEM;
         c = zc__calloc(x->mem, ZC__MEM_FILE, OBJ_PER_CHUNK * sizeof(*c));
         if (!c)

@@ -42,8 +42,6 @@
 #ifndef ZC_INDEX_H
 #define ZC_INDEX_H
 
-#include <string.h>
-
 #include "internal.h"
 
 #define ZC__ID_BITS 26
@@ -78,18 +76,6 @@ static inline bool zc__h_raw(uint32_t h)
 static inline uint32_t zc__h_frame(uint32_t h) /* of a raw page */
 {
     return h & ~ZC__HANDLE_KIND;
-}
-
-static inline uint32_t zc__ld32(const void *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-
-static inline void zc__st32(void *p, uint32_t v)
-{
-    memcpy(p, &v, 4);
 }
 
 /* Chain words, in entries and in bucket arrays alike. */
@@ -136,19 +122,15 @@ static inline uint32_t zc__e_index(const struct zc__entry *e)
 /* Bytes 12..17: link bits 0..15, then 16..47 (host order, both ways). */
 static inline uint64_t zc__e_link(const struct zc__entry *e)
 {
-    uint16_t lo;
-
-    memcpy(&lo, e->b + 12, 2);
-    return lo | (uint64_t)zc__ld32(e->b + 14) << 16 |
+    return zc__ld16(e->b + 12) | (uint64_t)zc__ld32(e->b + 14) << 16 |
            (uint64_t)(zc__ld32(e->b) >> ZC__C_LINK_SHIFT & 0xFu) << 48;
 }
 
 static inline void zc__e_set_link(struct zc__entry *e, uint64_t v)
 {
     uint32_t c = zc__ld32(e->b);
-    uint16_t lo = (uint16_t)v;
 
-    memcpy(e->b + 12, &lo, 2);
+    zc__st16(e->b + 12, (uint16_t)v);
     zc__st32(e->b + 14, (uint32_t)(v >> 16));
     c = (c & ~(0xFu << ZC__C_LINK_SHIFT)) | (uint32_t)(v >> 48 & 0xFu)
                                                 << ZC__C_LINK_SHIFT;

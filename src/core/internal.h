@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "zcache.h"
 
@@ -59,6 +60,10 @@ void zc__mem_init(struct zc__mem *m, const zc_mem *hook);
 void *zc__alloc(struct zc__mem *m, enum zc__mem_kind kind, size_t n);
 void *zc__calloc(struct zc__mem *m, enum zc__mem_kind kind, size_t n);
 void zc__free(struct zc__mem *m, enum zc__mem_kind kind, void *p, size_t n);
+/* Make room in a table of pointers (of slab chunks, which never move) for
+ * entry n: doubled when full, from 8.  0; -ZC_ENOMEM. */
+int zc__grow_table(struct zc__mem *m, enum zc__mem_kind kind, void ***table,
+                   uint32_t *cap, uint32_t n);
 void *zc__alloc_arena(struct zc__mem *m, size_t n);
 void zc__free_arena(struct zc__mem *m, void *p, size_t n);
 
@@ -225,6 +230,31 @@ unsigned zc__zsmalloc_slot_frames(const void *a, uint32_t h, uint32_t out[2]);
 int zc__config_validate(const zc_config *cfg);
 
 /* ---- small helpers ---------------------------------------------------- */
+
+/* Host-order loads and stores at any alignment (in frames, entries). */
+static inline uint16_t zc__ld16(const void *p)
+{
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return v;
+}
+
+static inline void zc__st16(void *p, uint16_t v)
+{
+    memcpy(p, &v, 2);
+}
+
+static inline uint32_t zc__ld32(const void *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static inline void zc__st32(void *p, uint32_t v)
+{
+    memcpy(p, &v, 4);
+}
 
 static inline unsigned zc__log2(size_t v)
 {

@@ -99,3 +99,23 @@ void zc__free_arena(struct zc__mem *m, void *p, size_t n)
     atomic_fetch_sub(&m->arena_bytes, n);
     hook_free(m, p, n);
 }
+
+int zc__grow_table(struct zc__mem *m, enum zc__mem_kind kind, void ***table,
+                   uint32_t *cap, uint32_t n)
+{
+    uint32_t ncap;
+    void **t;
+
+    if (n < *cap)
+        return 0;
+    ncap = *cap ? *cap * 2 : 8;
+    t = zc__alloc(m, kind, ncap * sizeof(void *));
+    if (!t)
+        return -ZC_ENOMEM;
+    if (*table)
+        memcpy(t, *table, *cap * sizeof(void *));
+    zc__free(m, kind, *table, *cap * sizeof(void *));
+    *table = t;
+    *cap = ncap;
+    return 0;
+}

@@ -79,30 +79,6 @@ struct xv {
 
 /* ---- blocks ----------------------------------------------------------- */
 
-static inline uint16_t get16(const uint8_t *p)
-{
-    uint16_t v;
-    memcpy(&v, p, 2);
-    return v;
-}
-
-static inline void put16(uint8_t *p, uint16_t v)
-{
-    memcpy(p, &v, 2);
-}
-
-static inline uint32_t get32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-
-static inline void put32(uint8_t *p, uint32_t v)
-{
-    memcpy(p, &v, 4);
-}
-
 static inline uint8_t *blk(const struct xv *x, uint32_t frame, size_t off)
 {
     return zc__arena_frame(x->arena, frame) + off;
@@ -111,23 +87,23 @@ static inline uint8_t *blk(const struct xv *x, uint32_t frame, size_t off)
 /* A block's whole length, header included. */
 static inline size_t blk_len(const uint8_t *b)
 {
-    return (size_t)get16(b) + HDR;
+    return (size_t)zc__ld16(b) + HDR;
 }
 
 static inline size_t blk_prev(const uint8_t *b)
 {
-    return get16(b + 2) & ~FLAGS;
+    return zc__ld16(b + 2) & ~FLAGS;
 }
 
 static inline unsigned blk_flags(const uint8_t *b)
 {
-    return get16(b + 2) & FLAGS;
+    return zc__ld16(b + 2) & FLAGS;
 }
 
 static inline void blk_set(uint8_t *b, size_t len, size_t prev, unsigned flags)
 {
-    put16(b, (uint16_t)(len - HDR));
-    put16(b + 2, (uint16_t)(prev | flags));
+    zc__st16(b, (uint16_t)(len - HDR));
+    zc__st16(b + 2, (uint16_t)(prev | flags));
 }
 
 /* Tell the block after [off, off + len), if any, who precedes it now. */
@@ -163,10 +139,10 @@ static void link_get(const struct xv *x, struct xv_loc at, struct xv_loc *prev,
 {
     const uint8_t *l = blk(x, at.frame1 - 1, at.off) + HDR;
 
-    prev->frame1 = get32(l);
-    next->frame1 = get32(l + 4);
-    prev->off = get16(l + 8);
-    next->off = get16(l + 10);
+    prev->frame1 = zc__ld32(l);
+    next->frame1 = zc__ld32(l + 4);
+    prev->off = zc__ld16(l + 8);
+    next->off = zc__ld16(l + 10);
 }
 
 static void link_set_prev(const struct xv *x, struct xv_loc at,
@@ -174,8 +150,8 @@ static void link_set_prev(const struct xv *x, struct xv_loc at,
 {
     uint8_t *l = blk(x, at.frame1 - 1, at.off) + HDR;
 
-    put32(l, prev.frame1);
-    put16(l + 8, prev.off);
+    zc__st32(l, prev.frame1);
+    zc__st16(l + 8, prev.off);
 }
 
 static void link_set_next(const struct xv *x, struct xv_loc at,
@@ -183,8 +159,8 @@ static void link_set_next(const struct xv *x, struct xv_loc at,
 {
     uint8_t *l = blk(x, at.frame1 - 1, at.off) + HDR;
 
-    put32(l + 4, next.frame1);
-    put16(l + 10, next.off);
+    zc__st32(l + 4, next.frame1);
+    zc__st16(l + 10, next.off);
 }
 
 static void list_insert(struct xv *x, uint32_t frame, size_t off, size_t len)

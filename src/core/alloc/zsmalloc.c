@@ -392,18 +392,6 @@ static uint32_t slot_handle(const struct zs *z, uint32_t sid, size_t span_off)
     return encode(z, sid, (uint32_t)(span_off / z->classes[sp->cls].size));
 }
 
-static inline uint16_t read16(const uint8_t *p)
-{
-    uint16_t v;
-    memcpy(&v, p, 2);
-    return v;
-}
-
-static inline void write16(uint8_t *p, uint16_t v)
-{
-    memcpy(p, &v, 2);
-}
-
 /* ---- lists -------------------------------------------------------------- */
 
 static void nonfull_push(struct zs *z, struct zs_class *c, uint32_t sid)
@@ -443,17 +431,9 @@ static int span_id_get(struct zs *z, uint32_t *sid)
         return -ZC_ENOSPC;
     if (z->nspan_ids == z->nspc << SPC_SHIFT) {
         uintptr_t *chunk;
-        if (z->nspc == z->spc_cap) {
-            uint32_t cap = z->spc_cap ? z->spc_cap * 2 : 8;
-            uintptr_t **t = zc__alloc(z->mem, ZC__MEM_PAGE, cap * sizeof(*t));
-            if (!t)
-                return -ZC_ENOMEM;
-            if (z->spc)
-                memcpy(t, z->spc, z->spc_cap * sizeof(*t));
-            zc__free(z->mem, ZC__MEM_PAGE, z->spc, z->spc_cap * sizeof(*t));
-            z->spc = t;
-            z->spc_cap = cap;
-        }
+        if (zc__grow_table(z->mem, ZC__MEM_PAGE, (void ***)&z->spc, &z->spc_cap,
+                           z->nspc))
+            return -ZC_ENOMEM;
         chunk = zc__alloc(z->mem, ZC__MEM_PAGE, SPC_IDS * sizeof(*chunk));
         if (!chunk)
             return -ZC_ENOMEM;
@@ -551,7 +531,7 @@ static size_t slot_take(struct zs *z, uint32_t sid)
 
     if (sp->free_head != NO_SLOT) {
         off = (size_t)sp->free_head * c->size;
-        sp->free_head = read16(slot_ptr(z, sp, off));
+        sp->free_head = zc__ld16(slot_ptr(z, sp, off));
     } else {
         off = (size_t)sp->fresh++ * c->size;
     }
@@ -568,7 +548,7 @@ static void slot_give(struct zs *z, uint32_t sid, size_t off)
     struct zs_span *sp = span_at(z, sid);
     struct zs_class *c = &z->classes[sp->cls];
 
-    write16(slot_ptr(z, sp, off), sp->free_head);
+    zc__st16(slot_ptr(z, sp, off), sp->free_head);
     sp->free_head = (uint16_t)(off / c->size);
     if (sp->inuse == span_objs(z, sp))
         nonfull_push(z, c, sid);
@@ -693,7 +673,7 @@ static void compact(struct zs *z, struct zs_class *c)
         nonfull_unlink(z, c, src);
         memset(z->bitmap, 0, (span_objs(z, sp) + 7) / 8);
         for (uint16_t s = sp->free_head; s != NO_SLOT;
-             s = read16(slot_ptr(z, sp, (size_t)s * c->size)))
+             s = zc__ld16(slot_ptr(z, sp, (size_t)s * c->size)))
             z->bitmap[s / 8] |= (uint8_t)(1u << (s % 8));
         for (unsigned s = 0; s < sp->fresh && sp->inuse; s++) {
             size_t from = (size_t)s * c->size, to;
@@ -756,7 +736,7 @@ static unsigned zs_mates(void *p, uint32_t h, uint32_t *out, unsigned max)
         last = sp->fresh - 1u; /* self < fresh, so fresh >= 1 */
     memset(z->bitmap + first / 8, 0, last / 8 - first / 8 + 1);
     for (uint16_t s = sp->free_head; s != NO_SLOT;
-         s = read16(slot_ptr(z, sp, (size_t)s * c->size)))
+         s = zc__ld16(slot_ptr(z, sp, (size_t)s * c->size)))
         if (s >= first && s <= last)
             z->bitmap[s / 8] |= (uint8_t)(1u << (s % 8));
     for (unsigned s = first; s <= last && n < max; s++)
@@ -815,7 +795,7 @@ static int zs_check(const void *p, uint64_t *objects)
             break;
         }
         for (uint16_t s = sp->free_head; s != NO_SLOT && !rc;
-             s = read16(slot_ptr(z, sp, (size_t)s * c->size)))
+             s = zc__ld16(slot_ptr(z, sp, (size_t)s * c->size)))
             if (s >= objs || ++nfree > objs)
                 rc = -ZC_ECORRUPT;
         if (sp->fresh > objs ||
