@@ -92,7 +92,9 @@ ZC_API unsigned zc_version_number(void);
     /* a file could not be opened or read */                                   \
     X(ZC_EIO, 6, "cannot open or read a file")                                 \
     /* malformed input (a trace, a content file) */                            \
-    X(ZC_EFORMAT, 7, "malformed input")
+    X(ZC_EFORMAT, 7, "malformed input")                                        \
+    /* a long call was stopped by its caller (a progress callback) */          \
+    X(ZC_ECANCELED, 8, "stopped by the caller")
 
 /** Reasons why zc_put_page() did not store a page (positive return
  *  values).  A page that is not stored is simply absent; later gets miss. */

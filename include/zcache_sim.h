@@ -836,6 +836,154 @@ ZC_API uint64_t zc_mrc_distinct(const zc_mrc *m);
 /** Destroy; NULL is fine. */
 ZC_API void zc_mrc_destroy(zc_mrc *m);
 
+/* ------------------------------------------------------------------------
+ * Sessions: a recording opened, checked and replayed, in one object
+ * ------------------------------------------------------------------------ */
+
+/*
+ * A session is how a recording is replayed correctly: it opens the traces
+ * (a block trace, an access stream, or an op stream, sniffed or named),
+ * takes the content source the caller names or else the pack the first
+ * trace's header names (resolved beside it), checks every trace against
+ * that source (never another recording's pack), reads the page-cache
+ * model's readahead limit from the header (read_ahead_kb) unless the
+ * caller sets one, and then runs the whole recording through a page-cache
+ * model into one zcache, a fan-out of many (zc_fanout_sink), an op-stream
+ * writer, or nothing, with one error report.  An op stream is played into
+ * the zcache as it is: its page cache is already in it.
+ *
+ * Every tool of the project opens its recordings through a session.
+ * Errors: a -ZC_E* code and a one-line message (zc_session_error(), or
+ * err at open) naming the file and the line, offset, request or page at
+ * fault.  Bad input is -ZC_EFORMAT, -ZC_EIO, -ZC_EINVAL or -ZC_ENOENT (a
+ * page the content source lacks).  Nothing prints or exits.  Not
+ * thread-safe: one session per thread.
+ */
+typedef struct zc_session zc_session;
+
+/** How to open a recording; zero fields take the defaults. */
+typedef struct zc_session_options {
+    const char *format;   /* a trace format, "zct" for an op stream; NULL
+                             or "auto": sniffed */
+    size_t page_size;     /* 0: 4096 (an op stream has its own: a value
+                             given must be it) */
+    uint64_t max_request; /* zc_trace_options.max_request */
+    const char *content;  /* a content source (zc_content_open()); NULL:
+                             "pack:" and the pack the first trace's header
+                             names, beside the trace, else "synth" */
+    bool no_content;      /* no page bytes are needed (no zcache, no op
+                             stream saved): no source is opened */
+    const char *model;    /* the page-cache model; NULL: "lru" */
+    bool read_ahead_set;  /* read_ahead_kb is the readahead limit; else
+                             the header's read_ahead_kb, else the model's
+                             default (128) */
+    uint64_t read_ahead_kb;
+} zc_session_options;
+
+/**
+ * Open the recording made of npaths trace files (read one after the other,
+ * or merged by time for blktrace's per-CPU files; an op stream alone).
+ * Each must be a regular file: a session reads a trace more than once (its
+ * format sniffed, its header checked, then replayed).  Returns 0 and
+ * *out; -ZC_EINVAL (bad options, an unknown model, a header field that is
+ * wrong); -ZC_EIO; -ZC_EFORMAT; -ZC_ENOMEM; with a one-line message in
+ * err[errlen].
+ */
+ZC_API int zc_session_open(const char *const *paths, size_t npaths,
+                           const zc_session_options *opt, zc_session **out,
+                           char *err, size_t errlen);
+
+/** Whether the recording is an op stream (played as it is). */
+ZC_API bool zc_session_is_ops(const zc_session *s);
+
+/** The format read ("zct" for an op stream). */
+ZC_API const char *zc_session_format(const zc_session *s);
+
+/** The content source in use: the spec given or found (for an op stream:
+ *  its header's content field, or "(in the stream)"). */
+ZC_API const char *zc_session_content(const zc_session *s);
+
+/** The page size of the run. */
+ZC_API size_t zc_session_page_size(const zc_session *s);
+
+/** A header field of the first trace or of the op stream, or NULL. */
+ZC_API const char *zc_session_meta(const zc_session *s, const char *key);
+
+/** The readahead limit the model gets, in KiB: 1 and *kb when the caller
+ *  set it or the header has it (*from says which: "option" or "header");
+ *  0 when the model keeps its default. */
+ZC_API int zc_session_read_ahead(const zc_session *s, uint64_t *kb,
+                                 const char **from);
+
+/**
+ * An op-stream writer at path for this session's run (the stream the
+ * replay makes; for an op stream, the stream rewritten, or converted
+ * between the binary and the text form): the text form when path ends in
+ * ".txt"; level as zc_ops_writer_options.level.  Its header says where it
+ * came from: format, page_cache (page_cache_pages; an op stream's own),
+ * page_cache_model, content, source (the traces, or an op stream's own
+ * source).  Its window holds twice the page cache's pages and 4096 more
+ * (a page put again is put after at least page_cache_pages other puts),
+ * from 16384 up to 262144 pages and at most 1 GiB of them.  Pass it to
+ * zc_session_run() and close it after.  Returns 0; a -ZC_E* code with the
+ * message in zc_session_error().
+ */
+ZC_API int zc_session_ops_writer(zc_session *s, const char *path, int level,
+                                 uint64_t page_cache_pages,
+                                 zc_ops_writer **out);
+
+/** A callback a run calls every 4096 requests (or ops) and at its end:
+ *  zc_session_requests() and zc_session_stats() say how far it is.  A
+ *  non-zero return stops the run with -ZC_ECANCELED. */
+typedef int (*zc_session_progress)(void *ctx, const zc_session *s);
+
+/** What a run plays into; zero fields: a page cache of 0 pages, no
+ *  zcache, nothing else. */
+typedef struct zc_session_run_options {
+    uint64_t page_cache_pages;     /* the page cache's capacity, at most
+                                      ZC_REPLAY_PAGES_MAX */
+    bool page_cache_kernel;        /* follow the kernel's resident page count
+                                      as the access stream recorded it: before
+                                      each request, its file system's last
+                                      sample (the first request must have one) */
+    zc_cache *zcache;              /* not owned; NULL: none */
+    const zc_adapt_options *adapt; /* NULL, or an adaptive split of
+                                      adapt->memory_bytes
+                                      (zc_replay_adapt()) */
+    bool verify;                   /* zc_replay_verify() */
+    zc_ops_writer *save_ops;       /* not owned: the run's op stream */
+    zc_op_sink sink;               /* every op, as zc_replay_sink() */
+    void *sink_ctx;
+    zc_mrc *mrc; /* not owned: fed every request */
+    zc_session_progress progress;
+    void *progress_ctx;
+} zc_session_run_options;
+
+/**
+ * Run the whole recording once.  Returns 0; -ZC_EINVAL (bad run options, a
+ * second run); -ZC_ECANCELED (the progress callback said stop); a -ZC_E*
+ * code of the trace, the content source, the zcache or the op writer
+ * (when the writer failed, zc_ops_writer_error() says why); with the
+ * message in zc_session_error().  Counters stay readable after a failure.
+ */
+ZC_API int zc_session_run(zc_session *s, const zc_session_run_options *ro);
+
+/** Requests (or ops of an op stream) taken so far. */
+ZC_API uint64_t zc_session_requests(const zc_session *s);
+
+/** The run's counters (the replay's, or the player's for an op stream). */
+ZC_API int zc_session_stats(const zc_session *s, zc_replay_stats *out);
+
+/** The replay the run made (NULL before a run and for an op stream): its
+ *  adaptive log, its resident count. */
+ZC_API const zc_replay *zc_session_replay(const zc_session *s);
+
+/** The last error's message, or "". */
+ZC_API const char *zc_session_error(const zc_session *s);
+
+/** Close; NULL is fine.  The zcache, writer, sink and curve stay. */
+ZC_API void zc_session_close(zc_session *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "adapt.h"
+#include "model/adapt.h"
 #include "zcache.h"
 #include "zcache_sim.h"
 

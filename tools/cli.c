@@ -68,3 +68,11 @@ void die_too_many_pages(const char *opt, const char *value)
     die(2, "%s %s: more than the %u pages a replay models", opt, value,
         ZC_REPLAY_PAGES_MAX);
 }
+
+int cli_status(int rc)
+{
+    return rc == -ZC_ENOENT || rc == -ZC_EINVAL || rc == -ZC_EFORMAT ||
+                   rc == -ZC_EIO
+               ? 2
+               : 1;
+}

@@ -686,233 +686,6 @@ static zc_cache *open_zcache(const struct opts *o, int *status)
     return zc;
 }
 
-/* The --save-ops file, removed (if it is a regular file) when the run
- * fails. */
-static outfile save_out;
-
-/* The --save-ops writer, with header fields saying where the stream came
- * from; NULL without --save-ops, or NULL and *status 1 after a message
- * if it cannot be made. */
-static zc_ops_writer *open_ops_writer(const struct opts *o, const char *format,
-                                      const char *source, int *status)
-{
-    zc_ops_writer_options wo = {0};
-    zc_ops_writer *w;
-    char meta[4096], err[512];
-    size_t len, n;
-
-    if (!o->save_ops)
-        return NULL;
-    n = (size_t)snprintf(meta, sizeof(meta),
-                         "format=%s\npage_cache=%" PRIu64
-                         "\npage_cache_model=%s\ncontent=%s\n"
-                         "source=",
-                         format, o->pc_pages, o->model, o->content);
-    /* The traces' names (or the source of a stream being rewritten), a
-     * newline in one made harmless. */
-    for (const char *c = source; c && *c && n + 2 < sizeof(meta); c++)
-        meta[n++] = *c == '\n' ? '?' : *c;
-    for (size_t i = 0; !source && i < o->ntraces && n < sizeof(meta); i++) {
-        if (i && n + 2 < sizeof(meta))
-            meta[n++] = ' ';
-        for (const char *c = o->traces[i]; *c && n + 2 < sizeof(meta); c++)
-            meta[n++] = *c == '\n' ? '?' : *c;
-    }
-    if (n >= sizeof(meta))
-        n = sizeof(meta) - 1;
-    meta[n] = '\0';
-    len = strlen(o->save_ops);
-    wo.page_size = o->page_size;
-    wo.text = len > 4 && strcmp(o->save_ops + len - 4, ".txt") == 0;
-    wo.level = o->save_level ? o->save_level : -1;
-    /* A page put again is put after at least pc_pages other puts: a window
-     * of twice that finds its content again (bounded: readers keep up to
-     * a window of pages in memory). */
-    wo.window = (uint32_t)(o->pc_pages < 6144     ? 16384
-                           : o->pc_pages < 129024 ? 2 * o->pc_pages + 4096
-                                                  : 262144);
-    if ((uint64_t)wo.window * o->page_size > (1ull << 30))
-        wo.window = (uint32_t)((1ull << 30) / o->page_size); /* 1 GiB */
-    wo.meta = meta;
-    if (zc_ops_writer_open(o->save_ops, &wo, &w, err, sizeof(err))) {
-        fprintf(stderr, NAME ": --save-ops: %s\n", err);
-        *status = 1;
-        return NULL;
-    }
-    outfile_claim(&save_out, o->save_ops);
-    return w;
-}
-
-/* Finish the --save-ops stream: 0, or 1 after a message (the file
- * removed). */
-static int close_ops_writer(zc_ops_writer *w)
-{
-    char err[512];
-
-    if (zc_ops_writer_close(w, err, sizeof(err))) {
-        fprintf(stderr, NAME ": --save-ops: %s\n", err);
-        outfile_discard(&save_out);
-        return 1;
-    }
-    return 0;
-}
-
-/* After a failure: the stream saved so far is not complete; close w
- * without its end record and remove the file if it is a regular file
- * (outfile.h: a device, FIFO or symlink stays; what went there fails to
- * read, lacking the end record). */
-static void abandon_ops(zc_ops_writer *w)
-{
-    /* An op of no kind makes the writer's error sticky, so close writes
-     * nothing more: no end record to pass a cut stream off as whole. */
-    if (w)
-        (void)zc_ops_write(w, &(zc_op){.kind = 0});
-    zc_ops_writer_close(w, NULL, 0);
-    outfile_discard(&save_out);
-}
-
-static void progress(const struct opts *o, const zc_replay_stats *rs, double t0,
-                     uint64_t n, double *next)
-{
-    if (!o->progress || (n & 0xfff) || now_s() < *next)
-        return;
-    fprintf(stderr,
-            "\r" NAME ": %" PRIu64 " requests, %" PRIu64
-            " accesses, %.2f M/s   ",
-            rs->requests, rs->accesses,
-            (double)rs->accesses / (now_s() - t0) / 1e6);
-    *next = now_s() + 0.5;
-}
-
-/* Whether the first trace is an op stream (by --format, or its bytes). */
-static bool is_op_stream(const struct opts *o)
-{
-    unsigned char head[16];
-    size_t got = 0;
-    FILE *f;
-
-    if (o->format && strcmp(o->format, "auto") != 0)
-        return strcmp(o->format, "zct") == 0;
-    f = fopen(o->traces[0], "rb");
-    if (!f)
-        return false; /* zc_trace_open() says why */
-    got = fread(head, 1, sizeof(head), f);
-    fclose(f);
-    return zc_ops_sniff(head, got);
-}
-
-/* Play an op stream: returns the exit status. */
-static int run_ops(struct opts *o, zc_replay_stats *rs, zc_stats *zs,
-                   bool *have_zs, double *secs)
-{
-    zc_ops_reader *in;
-    zc_ops_writer *w = NULL;
-    zc_cache *zc = NULL;
-    zc_player *p = NULL;
-    zc_op op;
-    char err[512];
-    const char *v;
-    double t0, next;
-    int rc, status = 0;
-
-    if (o->ntraces != 1) {
-        fprintf(stderr,
-                NAME ": an op stream is replayed alone (%zu traces "
-                     "given)\n",
-                o->ntraces);
-        return 2;
-    }
-    rc = zc_ops_open(o->traces[0], &in, err, sizeof(err));
-    if (rc) {
-        fprintf(stderr, NAME ": %s\n", err);
-        return rc == -ZC_ENOMEM ? 1 : 2;
-    }
-    if (o->page_size_set && o->page_size != zc_ops_page_size(in)) {
-        fprintf(stderr,
-                NAME ": %s: the stream's page size is %zu, not --page-size "
-                     "%zu\n",
-                o->traces[0], zc_ops_page_size(in), o->page_size);
-        status = 2;
-        goto close_in;
-    }
-    if (o->page_cache_set || o->content_set)
-        fprintf(stderr,
-                NAME ": %s: an op stream has its page cache and "
-                     "contents in it: --page-cache and --content "
-                     "ignored\n",
-                o->traces[0]);
-    o->page_size = zc_ops_page_size(in);
-    o->pc_pages = 0;
-    v = zc_ops_meta(in, "page_cache");
-    if (v)
-        o->pc_pages = strtoull(v, NULL, 10);
-    v = zc_ops_meta(in, "content");
-    /* A copy: the reader's fields go with it, and the report comes later. */
-    o->content = o->content_own = strdup(v ? v : "(in the stream)");
-    if (!o->content) {
-        fprintf(stderr, NAME ": out of memory\n");
-        status = 1;
-        goto close_in;
-    }
-    zc = open_zcache(o, &status);
-    if (status)
-        goto close_in;
-    v = zc_ops_meta(in, "source");
-    w = open_ops_writer(
-        o, zc_ops_meta(in, "format") ? zc_ops_meta(in, "format") : "zct",
-        v ? v : o->traces[0], &status);
-    if (status)
-        goto destroy;
-    if (zc_player_create(zc, &p)) {
-        fprintf(stderr, NAME ": out of memory\n");
-        status = 1;
-        goto abandon;
-    }
-    zc_player_verify(p, o->verify);
-    t0 = now_s();
-    next = t0 + 0.5;
-    for (uint64_t n = 1; (rc = zc_ops_next(in, &op)) == 1; n++) {
-        if (w && zc_ops_write(w, &op)) {
-            fprintf(stderr, NAME ": --save-ops: %s\n", zc_ops_writer_error(w));
-            status = 1;
-            goto abandon;
-        }
-        rc = zc_player_op(p, &op);
-        if (rc) {
-            fprintf(stderr, NAME ": %s: op %" PRIu64 ": %s\n", o->traces[0], n,
-                    zc_strerror(rc));
-            status = rc == -ZC_EINVAL ? 2 : 1;
-            goto abandon;
-        }
-        if (o->progress) {
-            zc_player_stats_get(p, rs);
-            progress(o, rs, t0, n, &next);
-        }
-    }
-    if (o->progress)
-        fprintf(stderr, "\r%70s\r", "");
-    if (rc < 0) {
-        fprintf(stderr, NAME ": %s\n", zc_ops_error(in));
-        status = rc == -ZC_ENOMEM ? 1 : 2;
-        goto abandon;
-    }
-    *secs = now_s() - t0;
-    status = close_ops_writer(w);
-    zc_player_stats_get(p, rs);
-    *have_zs = zc != NULL;
-    if (zc)
-        zc_stats_get(zc, zs);
-    goto destroy;
-abandon:
-    abandon_ops(w);
-destroy:
-    zc_player_destroy(p);
-    zc_cache_destroy(zc);
-close_in:
-    zc_ops_close(in);
-    return status;
-}
-
 /* The adaptive run in a few words, printed after the text results. */
 static char adapt_summary[512];
 
@@ -981,219 +754,165 @@ static int split_outputs(const struct opts *o, const zc_replay *r,
     return 0;
 }
 
-/* --page-cache kernel: the capacity is the kernel's resident page count of
- * the request's file system as last recorded.  0; a -ZC_E* code; 1 after
- * saying that the trace records none. */
-static int follow_kernel(const struct opts *o, zc_trace *t, zc_replay *r,
-                         const zc_request *req, uint64_t n)
-{
-    uint64_t pages;
-    int rc = zc_trace_resident(t, req->dev, &pages);
+/* The --save-ops file, removed (if it is a regular file) when the run
+ * fails. */
+static outfile save_out;
 
-    if (rc < 0)
-        return rc;
-    if (rc == 0) {
-        if (n > 1)
-            return 0; /* another file system's request, or none yet */
-        fprintf(stderr,
-                NAME ": %s: --page-cache kernel: the trace records no "
-                     "resident page count before its first request\n",
-                o->traces[0]);
-        return 1;
-    }
-    if (pages > ZC_REPLAY_PAGES_MAX) {
-        fprintf(stderr,
-                NAME ": %s: --page-cache kernel: a resident count of %" PRIu64
-                     " pages is too large\n",
-                o->traces[0], pages);
-        return 1;
-    }
-    return zc_replay_set_page_cache(r, pages);
+/* After a failure: the stream saved so far is not complete; close w
+ * without its end record and remove the file if it is a regular file
+ * (outfile.h: a device, FIFO or symlink stays; what went there fails to
+ * read, lacking the end record). */
+static void abandon_ops(zc_ops_writer *w)
+{
+    /* An op of no kind makes the writer's error sticky, so close writes
+     * nothing more: no end record to pass a cut stream off as whole. */
+    if (w)
+        (void)zc_ops_write(w, &(zc_op){.kind = 0});
+    zc_ops_writer_close(w, NULL, 0);
+    outfile_discard(&save_out);
 }
 
-/* Replay block traces through the page-cache model: the exit status. */
-static int run_blocks(struct opts *o, const char **format, zc_replay_stats *rs,
-                      zc_stats *zs, bool *have_zs, double *secs)
-{
-    zc_trace_options topt;
-    zc_trace *t = NULL;
-    zc_content *content = NULL;
-    zc_cache *zc;
-    zc_replay *r = NULL;
-    zc_ops_writer *w;
-    zc_request req = {0};
-    char err[512];
+struct progress {
+    const struct opts *o;
     double t0, next;
-    bool checked = false;
-    int rc, status = 0;
+};
 
+static int progress(void *ctx, const zc_session *s)
+{
+    struct progress *p = ctx;
+    zc_replay_stats rs;
+
+    if (!p->o->progress || now_s() < p->next)
+        return 0;
+    zc_session_stats(s, &rs);
+    fprintf(stderr,
+            "\r" NAME ": %" PRIu64 " requests, %" PRIu64
+            " accesses, %.2f M/s   ",
+            rs.requests, rs.accesses,
+            (double)rs.accesses / (now_s() - p->t0) / 1e6);
+    p->next = now_s() + 0.5;
+    return 0;
+}
+
+/* Open the traces as a session: 0, or the exit status after a message. */
+static int open_session(struct opts *o, zc_session **s)
+{
+    zc_session_options so = {0};
+    char err[1024];
+    const char *v;
+    int rc;
+
+    so.format = o->format;
+    so.page_size = o->page_size_set ? o->page_size : 0;
+    so.max_request = o->max_request;
+    so.content = o->content_set ? o->content : NULL;
+    so.no_content = !o->zspec && !o->save_ops;
+    so.model = o->model;
+    so.read_ahead_set = o->ra_set;
+    so.read_ahead_kb = o->ra_kb;
+    if ((rc = zc_session_open(o->traces, o->ntraces, &so, s, err,
+                              sizeof(err)))) {
+        fprintf(stderr, NAME ": %s\n", err);
+        return cli_status(rc);
+    }
+    o->page_size = zc_session_page_size(*s);
+    /* a copy: the session goes before the report */
+    if (!(o->content = o->content_own = strdup(zc_session_content(*s)))) {
+        fprintf(stderr, NAME ": out of memory\n");
+        return 1;
+    }
+    if (!zc_session_is_ops(*s))
+        return 0;
+    if (o->page_cache_set || o->content_set)
+        fprintf(stderr,
+                NAME ": %s: an op stream has its page cache and "
+                     "contents in it: --page-cache and --content "
+                     "ignored\n",
+                o->traces[0]);
+    v = zc_session_meta(*s, "page_cache");
+    o->pc_pages = v ? strtoull(v, NULL, 10) : 0;
+    o->follow_kernel = false;
+    return 0;
+}
+
+/* Replay the traces (or play the op stream): the exit status. */
+static int run(struct opts *o, const char **format, zc_replay_stats *rs,
+               zc_stats *zs, bool *have_zs, double *secs)
+{
+    static const char *const plot_files[] = {".csv", ".gp", ".png", ".svg"};
+    zc_session_run_options ro = {0};
+    struct progress pg = {o, now_s(), now_s() + 0.5};
+    zc_session *s = NULL;
+    zc_ops_writer *w = NULL;
+    zc_cache *zc = NULL;
+    char err[512];
+    int rc, status;
+
+    if ((status = open_session(o, &s)))
+        return status;
+    /* no output over an input: the traces, the content's file */
+    trace_refuse_clash("--save-ops", o->save_ops, NULL, 0, o->traces,
+                       o->ntraces, o->content);
+    trace_refuse_clash("--split-csv", o->split_csv, NULL, 0, o->traces,
+                       o->ntraces, o->content);
+    trace_refuse_clash("--plot", o->plot, plot_files, 4, o->traces, o->ntraces,
+                       o->content);
+    *format = zc_session_format(s);
     zc = open_zcache(o, &status);
     if (status)
-        return status;
-    topt.format = o->format;
-    topt.page_size = o->page_size;
-    topt.max_request = o->max_request;
-    rc = zc_trace_open(o->traces, o->ntraces, &topt, &t, err, sizeof(err));
-    if (rc) {
-        fprintf(stderr, NAME ": %s\n", err);
-        status = rc == -ZC_ENOMEM ? 1 : 2;
-        goto close_zcache;
-    }
-    if (!o->content_set) {
-        /* the pack the trace names, if any */
-        static char spec[4096];
-        rc = trace_content_default(t, o->traces[0], spec, sizeof(spec));
-        if (rc < 0) {
-            fprintf(stderr, NAME ": %s: the pack's path is too long\n",
-                    o->traces[0]);
-            status = 2;
-            goto close_trace;
+        goto close;
+    if (o->save_ops) {
+        if ((rc = zc_session_ops_writer(s, o->save_ops,
+                                        o->save_level ? o->save_level : -1,
+                                        o->pc_pages, &w))) {
+            fprintf(stderr, NAME ": --save-ops: %s\n", zc_session_error(s));
+            status = 1;
+            goto close;
         }
-        if (rc > 0)
-            o->content = spec;
+        outfile_claim(&save_out, o->save_ops);
     }
-    if (zc || o->save_ops) {
-        rc = zc_content_open(o->content, o->page_size, &content, err,
-                             sizeof(err));
-        if (rc) {
-            fprintf(stderr, NAME ": %s%s\n",
-                    o->content_set ? "--content: " : "", err);
-            status = rc == -ZC_ENOMEM ? 1 : 2;
-            goto close_trace;
-        }
-    }
-    /* never another recording's pack, nor a pack path out of the trace's
-     * directory */
-    {
-        /* no output over an input: the traces, the content's file */
-        static const char *const plot_files[] = {".csv", ".gp", ".png", ".svg"};
-        trace_refuse_clash("--save-ops", o->save_ops, NULL, 0, o->traces,
-                           o->ntraces, o->content);
-        trace_refuse_clash("--split-csv", o->split_csv, NULL, 0, o->traces,
-                           o->ntraces, o->content);
-        trace_refuse_clash("--plot", o->plot, plot_files, 4, o->traces,
-                           o->ntraces, o->content);
-    }
-    rc = trace_content_check_each(o->traces, o->ntraces, &topt, content, err,
-                                  sizeof(err));
-    if (rc) {
-        fprintf(stderr, NAME ": %s\n", err);
-        zc_content_close(content);
-        status = trace_content_status(rc);
-        goto close_trace;
-    }
-    *format = zc_trace_format(t);
-    w = open_ops_writer(o, *format, NULL, &status);
-    if (status)
-        goto destroy_replay;
-    rc = zc_replay_create(o->pc_pages, o->page_size, zc, content, &r);
-    if (!rc && (rc = trace_model_setup(r, t, o->traces[0], o->model, o->ra_set,
-                                       o->ra_kb, err, sizeof(err))) == -1) {
-        fprintf(stderr, NAME ": %s\n", err);
-        status = 2;
-        goto abandon;
-    }
-    if (!rc)
-        rc = zc_replay_save_ops(r, w);
-    if (!rc && o->adaptive) {
-        rc = zc_replay_adapt(r, &o->adapt);
-        if (rc == -ZC_EINVAL) {
-            fprintf(stderr, NAME ": --adapt: options out of range\n");
-            status = 2;
-            goto abandon;
-        }
-    }
-    if (rc == -ZC_ENOMEM && !r) {
-        fprintf(stderr,
-                NAME ": %s %s: a page cache of %" PRIu64 " pages of %zu "
-                     "bytes (%.1f GiB) does not fit in memory\n",
-                o->memory ? "--memory" : "--page-cache",
-                o->memory       ? o->memory
-                : o->page_cache ? o->page_cache
-                                : "(default)",
-                o->pc_pages, o->page_size,
-                (double)o->pc_pages * (double)o->page_size / (1u << 30));
-        status = 1;
-        goto abandon;
-    }
-    if (rc) {
-        fprintf(stderr, NAME ": %s\n", zc_strerror(rc));
-        status = 1;
-        goto abandon;
-    }
-    zc_replay_verify(r, o->verify);
-    t0 = now_s();
-    next = t0 + 0.5;
-    for (uint64_t n = 1;; n++) {
-        rc = zc_trace_next(t, &req);
-        if (rc == 0)
-            break;
-        if (rc < 0) {
-            if (o->progress)
-                fputc('\n', stderr);
-            fprintf(stderr, NAME ": %s\n", zc_trace_error(t));
-            status = trace_content_status(rc);
-            goto abandon;
-        }
-        if (o->follow_kernel && (rc = follow_kernel(o, t, r, &req, n))) {
-            if (o->progress)
-                fputc('\n', stderr);
-            status = rc > 0 ? 2 : 1;
-            if (rc < 0)
-                fprintf(stderr, NAME ": %s\n", zc_strerror(rc));
-            goto abandon;
-        }
-        if (req.ino && !checked) {
-            checked = true;
-            if (trace_content_check(content, o->content, &req, o->page_size,
-                                    err, sizeof(err))) {
-                if (o->progress)
-                    fputc('\n', stderr);
-                fprintf(stderr, NAME ": %s\n", err);
-                status = 2;
-                goto abandon;
-            }
-        }
-        rc = zc_replay_request(r, &req);
-        if (rc) {
-            if (w && *zc_ops_writer_error(w))
-                fprintf(stderr, NAME ": --save-ops: %s\n",
-                        zc_ops_writer_error(w));
-            else if (rc == -ZC_ENOMEM)
-                fprintf(stderr, NAME ": out of memory\n");
-            else {
-                trace_content_explain(content, o->content, &req, o->page_size,
-                                      rc, err, sizeof(err));
-                fprintf(stderr, NAME ": %s: %s\n", o->traces[0], err);
-            }
-            status =
-                w && *zc_ops_writer_error(w) ? 1 : trace_content_status(rc);
-            goto abandon;
-        }
-        if (o->progress) {
-            zc_replay_stats_get(r, rs);
-            progress(o, rs, t0, n, &next);
-        }
-    }
+    ro.page_cache_pages = o->pc_pages;
+    ro.page_cache_kernel = o->follow_kernel;
+    ro.zcache = zc;
+    ro.adapt = o->adaptive ? &o->adapt : NULL;
+    ro.verify = o->verify;
+    ro.save_ops = w;
+    ro.progress = progress;
+    ro.progress_ctx = &pg;
+    rc = zc_session_run(s, &ro);
     if (o->progress)
-        fprintf(stderr, "\r%70s\r", "");
-    *secs = now_s() - t0;
-    status = close_ops_writer(w);
-    zc_replay_stats_get(r, rs);
+        fprintf(stderr, rc ? "\n" : "\r%70s\r", "");
+    if (rc) {
+        if (w && *zc_ops_writer_error(w))
+            fprintf(stderr, NAME ": --save-ops: %s\n", zc_ops_writer_error(w));
+        else if (rc == -ZC_ENOMEM && !zc_session_replay(s) &&
+                 !zc_session_is_ops(s)) /* the page cache did not fit */
+            fprintf(stderr, NAME ": %s %s: %s\n",
+                    o->memory ? "--memory" : "--page-cache",
+                    o->memory       ? o->memory
+                    : o->page_cache ? o->page_cache
+                                    : "(default)",
+                    zc_session_error(s));
+        else
+            fprintf(stderr, NAME ": %s\n", zc_session_error(s));
+        status = w && *zc_ops_writer_error(w) ? 1 : cli_status(rc);
+        abandon_ops(w);
+        goto close;
+    }
+    *secs = now_s() - pg.t0;
+    if (w && zc_ops_writer_close(w, err, sizeof(err))) {
+        fprintf(stderr, NAME ": --save-ops: %s\n", err);
+        outfile_discard(&save_out);
+        status = 1;
+    }
+    zc_session_stats(s, rs);
     *have_zs = zc != NULL;
     if (zc)
         zc_stats_get(zc, zs);
-    if (!status && o->adaptive && split_outputs(o, r, rs))
+    if (!status && o->adaptive && split_outputs(o, zc_session_replay(s), rs))
         status = 1;
-    goto destroy_replay;
-abandon:
-    abandon_ops(w);
-destroy_replay:
-    zc_replay_destroy(r);
-    zc_content_close(content);
-close_trace:
-    zc_trace_close(t);
-close_zcache:
+close:
+    zc_session_close(s);
     zc_cache_destroy(zc);
     return status;
 }
@@ -1213,14 +932,7 @@ int main(int argc, char **argv)
     if (o.progress < 0)
         o.progress = isatty(STDERR_FILENO);
     memset(&rs, 0, sizeof(rs));
-    /* (whatever the format: a block trace is also opened again to check
-     * its header against the content; a pipe went on where the first
-     * reader stopped, and a blktrace replay lost requests with exit 0) */
-    trace_refuse_non_regular(o.traces, o.ntraces);
-    if (is_op_stream(&o))
-        rc = run_ops(&o, &rs, &zs, &have_zs, &secs);
-    else
-        rc = run_blocks(&o, &format, &rs, &zs, &have_zs, &secs);
+    rc = run(&o, &format, &rs, &zs, &have_zs, &secs);
     if (!rc) {
         output(&o, format, &rs, have_zs ? &zs : NULL, secs);
         if (!strcmp(o.output, "text"))

@@ -62,7 +62,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bytes.h"
+#include "common/bytes.h"
 #include "zcache_sim.h"
 
 /* ---- hashing and the byte stream ---------------------------------------- */

@@ -87,10 +87,10 @@
 #include <string.h>
 
 #include "adapt.h"
-#include "fenwick.h"
-#include "kv.h"
-#include "lptab.h"
-#include "files.h"
+#include "base/fenwick.h"
+#include "base/kv.h"
+#include "base/lptab.h"
+#include "common/files.h"
 
 #define NIL 0xFFFFFFFFu
 #define MAX_STEPS 100

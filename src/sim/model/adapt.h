@@ -7,8 +7,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#ifndef ZC_TRACE_ADAPT_H
-#define ZC_TRACE_ADAPT_H
+#ifndef ZC_SIM_MODEL_ADAPT_H
+#define ZC_SIM_MODEL_ADAPT_H
 
 #include "zcache_sim.h"
 

@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fenwick.h"
-#include "files.h"
+#include "base/fenwick.h"
+#include "common/files.h"
 #include "zcache_sim.h"
 
 struct page_slot {

@@ -5,7 +5,7 @@
  */
 #include <stdlib.h>
 
-#include "files.h"
+#include "common/files.h"
 #include "pagemap.h"
 
 uint64_t zc__pagemap_get(const struct zc__pagemap *m, uint32_t file,

@@ -15,8 +15,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#ifndef ZC_TRACE_PAGEMAP_H
-#define ZC_TRACE_PAGEMAP_H
+#ifndef ZC_SIM_MODEL_PAGEMAP_H
+#define ZC_SIM_MODEL_PAGEMAP_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "files.h"
-#include "lptab.h"
+#include "common/files.h"
+#include "base/lptab.h"
 #include "pcm.h"
 
 static const struct zc__pcm_ops *const models[] = {

@@ -40,8 +40,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#ifndef ZC_TRACE_PCM_H
-#define ZC_TRACE_PCM_H
+#ifndef ZC_SIM_MODEL_PCM_H
+#define ZC_SIM_MODEL_PCM_H
 
 #include <stdbool.h>
 #include <stdint.h>

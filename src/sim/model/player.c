@@ -36,8 +36,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
-#include "lptab.h"
+#include "base/hash.h"
+#include "base/lptab.h"
 #include "player.h"
 #include "zcache_sim.h"
 

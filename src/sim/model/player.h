@@ -5,8 +5,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#ifndef ZC_TRACE_PLAYER_H
-#define ZC_TRACE_PLAYER_H
+#ifndef ZC_SIM_MODEL_PLAYER_H
+#define ZC_SIM_MODEL_PLAYER_H
 
 #include "zcache_sim.h"
 

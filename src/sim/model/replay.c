@@ -45,7 +45,7 @@
 #include <string.h>
 
 #include "adapt.h"
-#include "files.h"
+#include "common/files.h"
 #include "pagemap.h"
 #include "pcm.h"
 #include "player.h"

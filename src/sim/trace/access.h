@@ -74,10 +74,10 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#ifndef ZC_TRACE_ACCESS_H
-#define ZC_TRACE_ACCESS_H
+#ifndef ZC_SIM_TRACE_ACCESS_H
+#define ZC_SIM_TRACE_ACCESS_H
 
-#include "bytes.h"
+#include "common/bytes.h"
 #include "reader.h"
 
 #define ZCA_MAGIC "\x89ZCA\r\n\x1a\n"
@@ -136,4 +136,4 @@ const char *zc__access_request(struct zc__tfile *f, unsigned op, uint64_t dev,
 int zc__access_size(struct zc__tfile *f, uint64_t dev, uint64_t ino,
                     uint64_t bytes, const char **why);
 
-#endif /* ZC_TRACE_ACCESS_H */
+#endif /* ZC_SIM_TRACE_ACCESS_H */

@@ -41,9 +41,9 @@
 #include <zstd.h>
 
 #include "access.h"
-#include "bytes.h"
-#include "files.h"
-#include "meta.h"
+#include "common/bytes.h"
+#include "common/files.h"
+#include "common/meta.h"
 
 enum { WERR = 512 };
 

@@ -40,14 +40,14 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#ifndef ZC_TRACE_READER_H
-#define ZC_TRACE_READER_H
+#ifndef ZC_SIM_TRACE_READER_H
+#define ZC_SIM_TRACE_READER_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "files.h"
+#include "common/files.h"
 #include "zcache_sim.h"
 
 /* Header fields and resident-page samples of a trace. */
@@ -240,4 +240,4 @@ bool zc__parse_time(const char **pp, const char *end, uint64_t unit_ns,
 bool zc__byte_span(uint64_t pos, uint64_t pos_unit, uint64_t count,
                    uint64_t count_unit, uint64_t *offset, uint64_t *length);
 
-#endif /* ZC_TRACE_READER_H */
+#endif /* ZC_SIM_TRACE_READER_H */

@@ -30,7 +30,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bytes.h"
+#include "common/bytes.h"
 #include "zct.h"
 
 int zc__ops_fail(struct zc_ops_reader *r, int rc, const char *fmt, ...)

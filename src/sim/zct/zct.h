@@ -53,8 +53,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#ifndef ZC_TRACE_ZCT_H
-#define ZC_TRACE_ZCT_H
+#ifndef ZC_SIM_ZCT_ZCT_H
+#define ZC_SIM_ZCT_ZCT_H
 
 #include <stdio.h>
 

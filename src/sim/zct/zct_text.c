@@ -31,7 +31,7 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "bytes.h"
+#include "common/bytes.h"
 #include "zct.h"
 
 enum { MAX_TOKENS = ZCT_TEXT_TOKENS };

@@ -27,10 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
-#include "ctab.h"
-#include "hash.h"
-#include "meta.h"
+#include "common/bytes.h"
+#include "common/ctab.h"
+#include "base/hash.h"
+#include "common/meta.h"
 #include "zct.h"
 
 struct zc_ops_writer {

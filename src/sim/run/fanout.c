@@ -1,5 +1,5 @@
 /*
- * sim/model/fanout.c - one op stream played into many caches, in lockstep.
+ * sim/run/fanout.c - one op stream played into many caches, in lockstep.
  *
  * A sweep runs many zcache configurations behind one page-cache size.  The
  * page-cache model's op stream does not depend on the zcache behind it, so

@@ -1,5 +1,5 @@
 /*
- * sim/trace/bytes.c - the one-line error message shared by the binary trace
+ * sim/common/bytes.c - the one-line error message shared by the binary trace
  * formats' readers and writers (bytes.h has the rest, inline).
  *
  * A message is "PATH: what", cut to the caller's buffer, with line breaks

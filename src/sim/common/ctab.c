@@ -1,5 +1,5 @@
 /*
- * sim/zct/ctab.c - growing, inserting into and removing from the table of
+ * sim/common/ctab.c - growing, inserting into and removing from the table of
  * content hashes (layout and use in ctab.h).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "ctab.h"
-#include "lptab.h"
+#include "base/lptab.h"
 #include "zcache.h"
 
 static int grow(struct zc__ctab *t)

@@ -1,5 +1,5 @@
 /*
- * sim/content/pack.c - content packs (.zcp): every distinct page content of a
+ * sim/pack/pack.c - content packs (.zcp): every distinct page content of a
  * recording stored once, read back by id; and a map from page keys to ids.
  *
  * A recording's streams (block trace, access stream, kernel op stream)
@@ -97,9 +97,9 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
-#include "bytes.h"
-#include "ctab.h"
-#include "hash.h"
+#include "common/bytes.h"
+#include "common/ctab.h"
+#include "base/hash.h"
 #include "zcache_sim.h"
 
 #define PACK_MAGIC "\x89ZCP\r\n\x1a\n"

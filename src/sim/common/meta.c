@@ -1,5 +1,5 @@
 /*
- * sim/trace/meta.c - checking a writer's extra header fields and writing them
+ * sim/common/meta.c - checking a writer's extra header fields and writing them
  * in the text forms (the rule is in meta.h).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later

@@ -1,5 +1,5 @@
 /*
- * sim/trace/bytes.h - the byte-level primitives of the binary trace formats:
+ * sim/common/bytes.h - the byte-level primitives of the binary trace formats:
  * little-endian integers, unsigned LEB128 varints, the checksum switch of
  * fuzzing builds, and the one-line error message of a reader or writer.
  *
@@ -19,8 +19,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#ifndef ZC_TRACE_BYTES_H
-#define ZC_TRACE_BYTES_H
+#ifndef ZC_SIM_COMMON_BYTES_H
+#define ZC_SIM_COMMON_BYTES_H
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -150,4 +150,4 @@ static inline int zc__varint_get(const uint8_t **pp, const uint8_t *end,
 void zc__vfail(char *err, size_t cap, const char *path, const char *fmt,
                va_list ap) __attribute__((format(printf, 4, 0)));
 
-#endif /* ZC_TRACE_BYTES_H */
+#endif /* ZC_SIM_COMMON_BYTES_H */

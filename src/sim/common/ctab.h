@@ -1,5 +1,5 @@
 /*
- * sim/zct/ctab.h - a table from page-content hashes to content ids, for the
+ * sim/common/ctab.h - a table from page-content hashes to content ids, for the
  * writers that store each distinct content once: the op-stream writer
  * (zct_write.c: the contents in its window) and the content-pack writer
  * (pack.c: every content of the pack).
@@ -14,8 +14,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#ifndef ZC_TRACE_CTAB_H
-#define ZC_TRACE_CTAB_H
+#ifndef ZC_SIM_COMMON_CTAB_H
+#define ZC_SIM_COMMON_CTAB_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -58,4 +58,4 @@ void zc__ctab_remove(struct zc__ctab *t, const uint64_t h[2], uint64_t id);
 /* Free the slots; t is empty again. */
 void zc__ctab_free(struct zc__ctab *t);
 
-#endif /* ZC_TRACE_CTAB_H */
+#endif /* ZC_SIM_COMMON_CTAB_H */

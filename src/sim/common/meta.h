@@ -1,5 +1,5 @@
 /*
- * sim/trace/meta.h - a writer's extra header fields ("key=value\n..."), as the
+ * sim/common/meta.h - a writer's extra header fields ("key=value\n..."), as the
  * op-stream (zct_write.c) and access-stream (access_write.c) writers take
  * them from their callers.
  *
@@ -13,8 +13,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#ifndef ZC_TRACE_META_H
-#define ZC_TRACE_META_H
+#ifndef ZC_SIM_COMMON_META_H
+#define ZC_SIM_COMMON_META_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -28,4 +28,4 @@ int zc__meta_check(const char *meta, const char *const *own, char *why,
  * lines; 0, or -1 on a write error (errno says why). */
 int zc__meta_text(FILE *f, const char *meta);
 
-#endif /* ZC_TRACE_META_H */
+#endif /* ZC_SIM_COMMON_META_H */

@@ -1,5 +1,5 @@
 /*
- * sim/model/files.h - the files whose pages the models key: (dev, ino) pairs
+ * sim/common/files.h - the files whose pages the models key: (dev, ino) pairs
  * numbered 0, 1, ... in order of first sight, and the hash of a page key;
  * and, on the same numbering, the last recorded size of files.
  *
@@ -19,13 +19,13 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#ifndef ZC_TRACE_FILES_H
-#define ZC_TRACE_FILES_H
+#ifndef ZC_SIM_COMMON_FILES_H
+#define ZC_SIM_COMMON_FILES_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hash.h" /* zc__page_hash */
+#include "base/hash.h" /* zc__page_hash */
 #include "zcache.h"
 
 

@@ -1,5 +1,5 @@
 /*
- * sim/model/files.c - numbering the files whose pages the models key (see
+ * sim/common/files.c - numbering the files whose pages the models key (see
  * files.h: the pair (dev, ino) interned as a 32-bit file number).
  *
  * The table is probed only when a request names another file than the
