@@ -328,6 +328,10 @@ ZC_API const char *zc_content_error(const zc_content *src);
 ZC_API int zc_content_check_trace(const zc_content *src, const zc_trace *t,
                                   char *err, size_t errlen);
 
+/** The file a content spec reads ("pack:F", "image:F", "corpus:F"): F,
+ *  or NULL for a synthetic source (and for NULL). */
+ZC_API const char *zc_content_file(const char *spec);
+
 ZC_API void zc_content_close(zc_content *src);
 
 /* ------------------------------------------------------------------------
@@ -983,6 +987,308 @@ ZC_API const char *zc_session_error(const zc_session *s);
 
 /** Close; NULL is fine.  The zcache, writer, sink and curve stay. */
 ZC_API void zc_session_close(zc_session *s);
+
+/** s as a JSON string into out[n], quoted: '"' and the backslash escaped,
+ *  control characters as \u00XX, a byte that is not part of valid UTF-8
+ *  (a file name may hold any) as U+FFFD, so that the output is always
+ *  valid JSON.  Returns the length of the whole quoted string (as
+ *  snprintf(): out holds it when that is below n).  NULL reads as "". */
+ZC_API size_t zc_json_quote(const char *s, char *out, size_t n);
+
+/* ------------------------------------------------------------------------
+ * Rates: what share of what, defined once
+ * ------------------------------------------------------------------------ */
+
+/** The rates of a run's counters, in percent (0 where the denominator is
+ *  0).  Each is a share of a named whole; the tools print these. */
+typedef struct zc_rates {
+    double pc_hit;     /* accesses the page cache held: pc_hits / accesses */
+    double zc_hit;     /* accesses the zcache held (a read it served, or a
+                          write that found a copy there): (resident_hits -
+                          pc_hits) / accesses */
+    double in_memory;  /* accesses either tier held: resident_hits /
+                          accesses = pc_hit + zc_hit */
+    double zc_get_hit; /* zcache gets that hit: zc_hits / zc_gets */
+    double disk_read;  /* reads that went to the disk: disk_reads / reads */
+    double kept;       /* puts the zcache stored: zc_stored / zc_puts */
+} zc_rates;
+
+ZC_API zc_rates zc_replay_rates(const zc_replay_stats *st);
+
+/** The zcache's density at the end: compressed bytes / arena bytes in use
+ *  (0 when none are in use). */
+ZC_API double zc_stats_density(const zc_stats *zs);
+
+/* ------------------------------------------------------------------------
+ * Sweeps: many traces, many configurations, one table of rows
+ * ------------------------------------------------------------------------ */
+
+/*
+ * A sweep runs the cross product of page-cache sizes, zcache capacities
+ * and any zcache settings (each "KEY=V1,V2,..."), or, with a memory M,
+ * splits M between the page cache and the zcache at each share (and lets
+ * adaptive controllers move the split), over every trace of a
+ * collection.  Work is done once where it can be: for each trace and
+ * page-cache size the model runs once (its op stream does not depend on
+ * the zcache) and a fan-out plays its ops into every configuration, each
+ * distinct content compressed once into a shared memo; so each row is
+ * exactly what a session of that configuration alone gives.  The LRU
+ * curve of the page cache comes from one pass (zc_mrc) and is checked
+ * against the model's hits when the model is "lru".
+ *
+ * Lists are strings in the tools' spelling: values separated by commas,
+ * or FROM:TO:STEP ranges ("0:4M:1M"); sizes with K/M/G are bytes, page
+ * caches without a suffix are pages; at most 64 values a list and 100000
+ * rows a sweep.  Messages name the options as zcache-sweep spells them
+ * (--page-cache for page_cache, --set for sets, ...).
+ *
+ * Use: zc_sweep_create(), zc_sweep_add_*() for the traces, then
+ * zc_sweep_prepare() (each trace opened and checked, its content
+ * settled, the rows and jobs made), then zc_sweep_run() (or a plan:
+ * zc_sweep_plan_*), then the rows.  Errors: -ZC_E* codes with a one-line
+ * message in zc_sweep_error() (err at create).  A row that fails keeps
+ * its own code and message (zc_sweep_row.rc, .err) and the others go on.
+ * Not thread-safe: one sweep per thread (zc_sweep_run() starts threads of
+ * its own).
+ */
+typedef struct zc_sweep zc_sweep;
+
+/** The most rows one sweep makes: every row is a cache in memory and a
+ *  replay of the trace, and the lists' cross product grows fast (64 values
+ *  in each of four lists are 16.7 M rows).  Counted before any is made. */
+#define ZC_SWEEP_ROWS_MAX 100000
+
+/** What a sweep varies; zero fields take the defaults. */
+typedef struct zc_sweep_options {
+    size_t page_size;        /* 0: 4096 (op streams: their own) */
+    const char *format;      /* the traces' format; NULL: sniffed */
+    const char *content;     /* a content source for every trace; NULL:
+                                each trace's pack (its header names it),
+                                else "synth" */
+    const char *model;       /* page-cache model; NULL: "lru" */
+    bool read_ahead_set;     /* read_ahead_kb is the readahead limit */
+    uint64_t read_ahead_kb;
+    const char *zcache;      /* every row's zcache settings, a
+                                zc_config_parse() spec; NULL: "" */
+    const char *page_cache;  /* the page-cache sizes (a list) */
+    const char *capacity;    /* zcache capacities (a list; 0: no zcache);
+                                NULL: the capacity --zcache names, or the
+                                library's default when a zcache is asked
+                                for at all, else none */
+    const char *const *sets; /* nsets (at most 8) "KEY=V1,V2,...": any
+                                zc_config key, the cross product */
+    size_t nsets;
+    const char *memory;      /* M, with share and/or adaptive; a size */
+    const char *share;       /* the zcache's shares of M in % (a list) */
+    bool adaptive;           /* adaptive rows over all of M */
+    zc_adapt_options adapt;  /* their options (memory is M's) */
+    const unsigned *controllers; /* a row each (ZC_ADAPT_*, at most 3);
+                                    none: adapt.controller's */
+    size_t ncontrollers;
+    const char *mrc;         /* page-cache sizes to take the LRU curve at
+                                (a list) */
+    zc_prices prices;        /* the cost model; disk_ns 0: 100 us */
+    uint64_t memo_bytes;     /* the compression memo; 0: none */
+    int threads;             /* worker threads, 1 to 64; 0: 1 */
+    bool join;               /* every trace played as one stream */
+} zc_sweep_options;
+
+/** One trace of the collection, as the rows see it. */
+typedef struct zc_sweep_trace {
+    const char *name;         /* the paths, separated by spaces */
+    const char *const *paths;
+    size_t npaths;
+    const char *read_as;      /* the format read ("zct": an op stream) */
+    const char *content;      /* the content source ("(in the stream)"
+                                 for an op stream) */
+    bool is_ops;
+    uint64_t requests;        /* once a pass has counted them, else 0 */
+    size_t first_row, nstatic, nrows; /* its rows: static, then adaptive */
+    bool have_curve;          /* the LRU curve at the mrc sizes */
+    uint64_t curve_accesses, curve_distinct;
+    const uint64_t *curve_hits; /* [zc_sweep_curve_sizes()] */
+} zc_sweep_trace;
+
+/** One row: a configuration of a trace, and what running it gave. */
+typedef struct zc_sweep_row {
+    size_t trace;              /* zc_sweep_traces()[trace] */
+    uint64_t page_cache_pages;
+    bool ops;                  /* an op stream's: its own page cache */
+    const char *spec;          /* the zcache's spec; "" = off */
+    double share;              /* a memory split's zcache share (%); -1
+                                  for an adaptive row */
+    uint64_t capacity_bytes;   /* 0: no zcache */
+    const char *group;         /* the spec without its capacity: a plot's
+                                  line */
+    const char *label;         /* what the row varies: capacity (or
+                                  "adaptive[:NAME]") and --set values */
+    bool adaptive;
+    unsigned controller;       /* ZC_ADAPT_* of an adaptive row */
+    /* --- what running it gave --- */
+    zc_replay_stats st;
+    zc_stats zs;
+    bool have_zs;
+    const char *config;        /* the zcache's resolved configuration */
+    const char *compressor;
+    uint64_t mrc_hits;         /* the LRU curve's hits at its page cache */
+    int rc;                    /* 0, or the -ZC_E* code it failed with */
+    const char *err;           /* and why */
+    const zc_adapt_epoch *epochs; /* an adaptive row's split over time */
+    size_t nepochs;
+} zc_sweep_row;
+
+/** A unit of work that runs alone: rows [first_row, first_row + nrows)
+ *  of one trace. */
+typedef enum zc_sweep_job_kind {
+    ZC_SWEEP_GROUP,    /* a page-cache size: one model pass, a fan-out */
+    ZC_SWEEP_ADAPTIVE, /* an adaptive row */
+    ZC_SWEEP_OPS,      /* an op stream's rows, a thread each */
+} zc_sweep_job_kind;
+
+typedef struct zc_sweep_job {
+    zc_sweep_job_kind kind;
+    size_t trace, first_row, nrows;
+    bool curve;            /* the trace's first: takes the --mrc curve */
+    uint64_t memory_bytes; /* a bound on the memory it takes: the model
+                              (about 256 bytes a page with the LRU curve),
+                              each row's zcache and a quarter more, the
+                              memo, the rows, and 128 MiB for the rest */
+} zc_sweep_job;
+
+/** Make a sweep: the options checked (lists split, --set values parsed
+ *  once), nothing opened yet.  Returns 0; -ZC_EINVAL with a message in
+ *  err; -ZC_ENOMEM. */
+ZC_API int zc_sweep_create(const zc_sweep_options *opt, zc_sweep **out,
+                           char *err, size_t errlen);
+
+/** Add a trace of npaths files (read one after the other as one stream),
+ *  with its own format and content (NULL: the sweep's); origin (NULL, or
+ *  "FILE:LINE") names where it was listed, for messages.  Before
+ *  zc_sweep_prepare().  Returns 0; -ZC_EINVAL; -ZC_ENOMEM. */
+ZC_API int zc_sweep_add_trace(zc_sweep *sw, const char *const *paths,
+                              size_t npaths, const char *format,
+                              const char *content, const char *origin);
+
+/** Add every trace of directory dir, by name: its regular files that a
+ *  reader takes (per-CPU blktrace files NAME.blktrace.N as one trace);
+ *  the others (packs, notes) are skipped, and counted in *skipped (may be
+ *  NULL) with the first few names in note[notelen] (may be NULL).
+ *  Returns 0; -ZC_EIO (unreadable, or no trace in it); -ZC_ENOMEM. */
+ZC_API int zc_sweep_add_dir(zc_sweep *sw, const char *dir, size_t *skipped,
+                            char *note, size_t notelen);
+
+/** Add the traces a manifest lists, one a line: "PATH [format=NAME]
+ *  [content=SPEC]"; a word starting with '#' begins a comment; a
+ *  relative PATH (or a content's file) is taken from the manifest's
+ *  directory.  Returns 0; -ZC_EIO; -ZC_EFORMAT ("FILE:LINE: what");
+ *  -ZC_ENOMEM. */
+ZC_API int zc_sweep_add_manifest(zc_sweep *sw, const char *file);
+
+/** Open and check every trace (a regular file; its format; its content:
+ *  never another recording's pack), settle its content source, and make
+ *  the rows and the jobs.  Returns 0; a -ZC_E* code with the message. */
+ZC_API int zc_sweep_prepare(zc_sweep *sw);
+
+/** A callback zc_sweep_run() calls as the work goes: job `job` (of the
+ *  sweep's) has read `requests` requests (0: starting it), `done` jobs of
+ *  the run are finished.  It may be called from several threads at once.
+ *  A non-zero return stops the run (-ZC_ECANCELED) once the jobs running
+ *  finish their pass. */
+typedef int (*zc_sweep_progress)(void *ctx, size_t job, uint64_t requests,
+                                 size_t done);
+
+/** Run jobs[0..n) (job numbers; NULL: every job): the groups one after
+ *  the other, each spread over the threads, then the rest a row a
+ *  thread.  A row's failure is the row's (rc, err); the run fails for
+ *  what stops every row (a trace that cannot be read, a content source
+ *  that lacks a page: bad input of the trace).  Returns 0; a -ZC_E* code
+ *  with the message. */
+ZC_API int zc_sweep_run(zc_sweep *sw, const size_t *jobs, size_t n,
+                        zc_sweep_progress fn, void *ctx);
+
+/** The traces, rows and jobs (valid until zc_sweep_destroy()). */
+ZC_API const zc_sweep_trace *zc_sweep_traces(const zc_sweep *sw, size_t *n);
+ZC_API const zc_sweep_row *zc_sweep_rows(const zc_sweep *sw, size_t *n);
+ZC_API const zc_sweep_job *zc_sweep_jobs(const zc_sweep *sw, size_t *n);
+
+/** The page-cache sizes of the LRU curve (the mrc list), in pages. */
+ZC_API size_t zc_sweep_curve_sizes(const zc_sweep *sw,
+                                   const uint64_t **pages);
+
+/** The sweep's page size (an op stream's, once prepared). */
+ZC_API size_t zc_sweep_page_size(const zc_sweep *sw);
+
+/** The costs of row i (zc_cost_of() at the sweep's prices): the disk reads
+ *  it saved are its zcache hits; in a memory split, those fewer than its
+ *  trace's share-0 row (the split takes its memory from the page cache). */
+ZC_API zc_cost zc_sweep_row_cost(const zc_sweep *sw, size_t i);
+
+/** The row of the memory split's baseline for trace u (share 0), or
+ *  SIZE_MAX when there is none. */
+ZC_API size_t zc_sweep_baseline(const zc_sweep *sw, size_t u);
+
+ZC_API const char *zc_sweep_error(const zc_sweep *sw);
+
+/** Destroy; NULL is fine. */
+ZC_API void zc_sweep_destroy(zc_sweep *sw);
+
+/* ---- a sweep as a plan of jobs that run anywhere, then merged ---- */
+
+/*
+ * A plan is a directory: DIR/plan.args (the caller's arguments, kept as
+ * strings, with the directory they were given in and the library's
+ * version, checksummed), DIR/fingerprint (what the sweep made: every
+ * trace with its files' sizes and modification times, its content
+ * source's file, every job's rows; a job or merge refuses a plan whose
+ * fingerprint differs now), DIR/manifest.json (the same for people and
+ * schedulers: jobs, each one's memory bound), DIR/results/job-N.rows (a
+ * done job's rows, written to a temporary name, flushed and renamed, so
+ * a file of that name is whole) or job-N.failed (a job that failed, and
+ * why), DIR/logs/ for a scheduler's logs.  Rows are written by the
+ * library's field lists, doubles as hex floats: read back, a row is the
+ * bytes it was, so a merge reports what a one-machine run reports.
+ */
+
+/** Write the plan of a prepared sweep into dir (made if needed; refused
+ *  if it holds a plan): args[0..nargs) are kept as the caller gives them
+ *  (the arguments that make this sweep again), cwd the directory they
+ *  are relative to.  *plan_id (may be NULL): the plan's id.  Returns 0;
+ *  -ZC_EINVAL (a plan there, an argument of 64 KiB or more); -ZC_EIO;
+ *  -ZC_ENOMEM; with the message. */
+ZC_API int zc_sweep_plan_write(zc_sweep *sw, const char *dir,
+                               const char *const *args, size_t nargs,
+                               const char *cwd, uint64_t *plan_id);
+
+/** Read a plan's arguments back (to make the same sweep again): *args
+ *  (nargs strings, one allocation: free(*args)), *cwd (inside it), the
+ *  plan's job count, its id.  Returns 0; -ZC_EIO (no plan there);
+ *  -ZC_EFORMAT (not a plan, another library version's, changed since it
+ *  was made); -ZC_ENOMEM; with a one-line message in err. */
+ZC_API int zc_sweep_plan_read(const char *dir, char ***args, size_t *nargs,
+                              const char **cwd, size_t *njobs,
+                              uint64_t *plan_id, char *err, size_t errlen);
+
+/** Whether the prepared sweep is still the one planned in dir (its
+ *  fingerprint, and the plan's id, which the job files carry).  0;
+ *  -ZC_EFORMAT naming the line that changed. */
+ZC_API int zc_sweep_plan_check(zc_sweep *sw, const char *dir,
+                               uint64_t plan_id);
+
+/** Save job n's rows (after zc_sweep_run() of it) into the plan, or its
+ *  failure when a row failed (the first failed row's message).  Returns
+ *  0; -ZC_EIO; -ZC_ENOMEM. */
+ZC_API int zc_sweep_plan_save_job(zc_sweep *sw, const char *dir, size_t n);
+
+/** Record that job n failed, and why (a job that dies before its rows
+ *  are made).  Returns 0; -ZC_EIO. */
+ZC_API int zc_sweep_plan_save_failure(const char *dir, uint64_t plan_id,
+                                      size_t n, const char *why, char *err,
+                                      size_t errlen);
+
+/** Read job n's rows back from the plan into the sweep: 0; 1 when the job
+ *  has no rows yet (never ran, running, or killed); -ZC_EFORMAT when it
+ *  failed or its file is not whole (why in zc_sweep_error()). */
+ZC_API int zc_sweep_plan_load_job(zc_sweep *sw, const char *dir, size_t n);
 
 #ifdef __cplusplus
 }

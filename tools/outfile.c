@@ -5,11 +5,15 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "outfile.h"
+
+#include "cli.h"
+#include "zcache_sim.h"
 
 static void remember(outfile *of, const struct stat *st)
 {
@@ -86,51 +90,18 @@ int outfile_stdout_close(const char *prog)
     return 1;
 }
 
-/* The length of the valid UTF-8 sequence at s (1 to 4), or 0. */
-static size_t utf8_len(const unsigned char *s)
-{
-    size_t n;
-    unsigned min;
-
-    if (s[0] < 0x80)
-        return 1;
-    if (s[0] >= 0xC2 && s[0] <= 0xDF)
-        n = 2, min = 0x80;
-    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
-        n = 3, min = 0x800;
-    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
-        n = 4, min = 0x10000;
-    else
-        return 0;
-    unsigned cp = s[0] & (0x7F >> n);
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return n;
-}
-
 void out_json_string(FILE *f, const char *s)
 {
-    const unsigned char *p = (const unsigned char *)s;
+    char buf[512], *big = NULL;
+    size_t n = zc_json_quote(s, buf, sizeof(buf));
 
-    fputc('"', f);
-    while (*p) {
-        size_t n = utf8_len(p);
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else if (n)
-            fwrite(p, 1, n, f);
-        else /* not UTF-8 (a file name's raw byte): the replacement */
-            fputs("\\ufffd", f);
-        p += n ? n : 1;
+    if (n >= sizeof(buf)) {
+        if (!(big = malloc(n + 1)))
+            die(1, "%s", "out of memory");
+        zc_json_quote(s, big, n + 1);
     }
-    fputc('"', f);
+    fputs(big ? big : buf, f);
+    free(big);
 }
 
 void out_csv_string(FILE *f, const char *s)

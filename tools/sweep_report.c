@@ -4,7 +4,7 @@
  * sweep and a merged plan (sweep_plan.c) both end here, so the two write
  * the same bytes from the same rows.
  *
- * Each writer sees the rows of one trace (report_view()); CSV and JSON
+ * Each writer sees the rows of one trace (view_of()); CSV and JSON
  * write one header (or array) and then every trace's rows, the table a
  * block per trace, the plots a set of files per trace.
  *
@@ -24,75 +24,74 @@
 #include "statsout.h"
 #include "sweep.h"
 
-struct job *jobs;
-size_t njobs, nstatic;
-const struct unit *cur;
+/* What a writer sees: the rows of one trace (view_of()), and the
+ * command line. */
+struct view {
+    const zc_sweep *sw;
+    const struct sweep_args *a;
+    size_t u;                  /* the trace */
+    const zc_sweep_trace *cur; /* ... itself */
+    const zc_sweep_row *jobs;  /* its rows */
+    size_t njobs, nstatic;
+    const char *plot; /* its plots' prefix */
+    const uint64_t *mrc_pages;
+    size_t nmrc;
+};
 
-/* ---- output ------------------------------------------------------------- */
-
-double pct(uint64_t a, uint64_t b)
+static struct view view_of(const zc_sweep *sw, const struct sweep_args *a,
+                           size_t u)
 {
-    return b ? 100.0 * (double)a / (double)b : 0.0;
+    struct view v = {.sw = sw, .a = a, .u = u};
+
+    v.cur = &zc_sweep_traces(sw, NULL)[u];
+    v.jobs = zc_sweep_rows(sw, NULL) + v.cur->first_row;
+    v.njobs = v.cur->nrows;
+    v.nstatic = v.cur->nstatic;
+    v.plot = a->plots ? a->plots[u] : NULL;
+    v.nmrc = zc_sweep_curve_sizes(sw, &v.mrc_pages);
+    return v;
 }
 
-/* The rates, each defined once and all of accesses (README: Sweeps):
- * pc_hit% the page cache held the page; zc_hit% the zcache did (a read it
- * served, or a write that found a copy there); in_mem% either tier, the
- * sum of the two. */
-static double pc_rate(const zc_replay_stats *st)
+/* The rates are the library's (zc_replay_rates(): README, Sweeps), all of
+ * accesses: pc_hit% the page cache held the page; zc_hit% the zcache did
+ * (a read it served, or a write that found a copy there); in_mem% either
+ * tier, the sum of the two; kept% of puts. */
+static zc_rates rates(const zc_sweep_row *j)
 {
-    return pct(st->pc_hits, st->accesses);
+    return zc_replay_rates(&j->st);
 }
 
-static double zc_rate(const zc_replay_stats *st)
+/* The cost model of a row (zc_sweep_row_cost()): in a memory split, what
+ * counts is the disk reads against the split without a zcache (share 0),
+ * since a split takes its memory from the page cache. */
+static zc_cost cost_of(const struct view *v, const zc_sweep_row *j)
 {
-    return pct(st->resident_hits - st->pc_hits, st->accesses);
+    return zc_sweep_row_cost(v->sw, (size_t)(j - zc_sweep_rows(v->sw, NULL)));
 }
 
-static double mem_rate(const zc_replay_stats *st)
+/* Every row's zcache settings (--zcache), and the prices. */
+static const char *zbase(const struct view *v)
 {
-    return pct(st->resident_hits, st->accesses);
+    return v->a->so.zcache ? v->a->so.zcache : "";
 }
 
-static double density(const zc_stats *z)
+static const zc_prices *prices_of(const struct view *v)
 {
-    return z->mem_used_total
-               ? (double)z->compr_data_size / (double)z->mem_used_total
-               : 0.0;
-}
-
-/* The cost model of a row (zc_cost_of): in a memory split, what counts is
- * the disk reads against the split without a zcache (share 0), since a
- * split takes its memory from the page cache. */
-static const struct job *baseline(void)
-{
-    for (size_t i = 0; o.memory && i < njobs; i++)
-        if (!jobs[i].cap_bytes && !jobs[i].adaptive)
-            return &jobs[i];
-    return NULL; /* no split without a zcache: zcache hits are the saving */
-}
-
-static zc_cost cost_of(const struct job *j)
-{
-    const struct job *b = baseline();
-    double saved = b ? (double)b->st.disk_reads - (double)j->st.disk_reads
-                     : (double)j->st.zc_hits;
-
-    return zc_cost_of(&j->zs, saved, &o.prices);
+    return &v->a->so.prices;
 }
 
 /* What every row describes: its trace (the paths of a joined one
  * separated by spaces), its format (resolved: never "auto") and the
  * content source. */
-static const char *content_name(void)
+static const char *content_name(const struct view *v)
 {
-    return cur->is_ops ? "(in the stream)" : cur->content;
+    return v->cur->is_ops ? "(in the stream)" : v->cur->content;
 }
 
 /* The page-cache model's name (a registered one: no escaping needed). */
-static const char *model_name(void)
+static const char *model_name(const struct view *v)
 {
-    return o.model ? o.model : "lru";
+    return v->a->so.model ? v->a->so.model : "lru";
 }
 
 static void csv_header(FILE *f)
@@ -108,19 +107,19 @@ static void csv_header(FILE *f)
 }
 
 /* The rows of the trace in view. */
-static void csv_rows(FILE *f)
+static void csv_rows(const struct view *v, FILE *f)
 {
-    for (size_t i = 0; i < njobs; i++) {
-        const struct job *j = &jobs[i];
-        zc_cost c = cost_of(j);
-        out_csv_string(f, cur->name);
-        fprintf(f, ",%s,", cur->read_as);
-        out_csv_string(f, content_name());
+    for (size_t i = 0; i < v->njobs; i++) {
+        const zc_sweep_row *j = &v->jobs[i];
+        zc_cost c = cost_of(v, j);
+        out_csv_string(f, v->cur->name);
+        fprintf(f, ",%s,", v->cur->read_as);
+        out_csv_string(f, content_name(v));
         fputc(',', f);
-        fprintf(f, "%" PRIu64 ",%s,", j->pc_pages, model_name());
+        fprintf(f, "%" PRIu64 ",%s,", j->page_cache_pages, model_name(v));
         out_csv_string(f, j->spec[0] ? j->spec : "off");
-        fprintf(f, ",%" PRIu64 ",", j->cap_bytes);
-        if (!j->adaptive && o.memory)
+        fprintf(f, ",%" PRIu64 ",", j->capacity_bytes);
+        if (!j->adaptive && v->a->so.memory)
             fprintf(f, "%g", j->share);
         fprintf(f, ",%s,%s,", j->adaptive ? "true" : "false",
                 j->adaptive ? zc_adapt_controller_name(j->controller) : "");
@@ -130,35 +129,36 @@ static void csv_rows(FILE *f)
         out_zcache_csv(f, j->have_zs ? &j->zs : NULL);
         fprintf(f, ",%.3f,%.3f,%.3f,%.3f,%.1f,%.3f\n", c.compress_ms,
                 c.wasted_ms, c.decompress_ms, c.cpu_ms,
-                (double)o.prices.disk_ns / 1e3, c.saved_ms);
+                (double)(*prices_of(v)).disk_ns / 1e3, c.saved_ms);
     }
 }
 
 /* The rows of the trace in view under their header. */
-static void csv(FILE *f)
+static void csv(const struct view *v, FILE *f)
 {
     csv_header(f);
-    csv_rows(f);
+    csv_rows(v, f);
 }
 
 /* One JSON row of the trace in view: rows[i]. */
-static void json_row(const struct job *j, bool first)
+static void json_row(const struct view *v, const zc_sweep_row *j, bool first)
 {
-    zc_cost c = cost_of(j);
+    zc_cost c = cost_of(v, j);
 
     printf("%s\n {\"trace\":", first ? "" : ",");
-    out_json_string(stdout, cur->name);
-    printf(",\"format\":\"%s\",\"content\":", cur->read_as);
-    out_json_string(stdout, content_name());
+    out_json_string(stdout, v->cur->name);
+    printf(",\"format\":\"%s\",\"content\":", v->cur->read_as);
+    out_json_string(stdout, content_name(v));
     printf(",\"page_cache_pages\":%" PRIu64
            ",\"page_cache_model\":\"%s\",\"zcache_spec\":",
-           j->pc_pages, model_name());
+           j->page_cache_pages, model_name(v));
     out_json_string(stdout, j->spec[0] ? j->spec : "off");
-    printf(",\"capacity_bytes\":%" PRIu64 ",\"share_percent\":", j->cap_bytes);
+    printf(",\"capacity_bytes\":%" PRIu64 ",\"share_percent\":",
+           j->capacity_bytes);
     if (j->adaptive)
         printf("null,\"adaptive\":true,\"controller\":\"%s\"",
                zc_adapt_controller_name(j->controller));
-    else if (o.memory)
+    else if (v->a->so.memory)
         printf("%g,\"adaptive\":false,\"controller\":null", j->share);
     else
         printf("null,\"adaptive\":false,\"controller\":null");
@@ -171,45 +171,47 @@ static void json_row(const struct job *j, bool first)
            "\"decompress_ms\":%.3f,\"cpu_ms\":%.3f,"
            "\"disk_latency_us\":%.1f,\"saved_ms\":%.3f}",
            c.compress_ms, c.wasted_ms, c.decompress_ms, c.cpu_ms,
-           (double)o.prices.disk_ns / 1e3, c.saved_ms);
+           (double)(*prices_of(v)).disk_ns / 1e3, c.saved_ms);
 }
 
 /* The --mrc curve of the trace in view, as a JSON object. */
-static void json_curve(void)
+static void json_curve(const struct view *v)
 {
     printf("{\"trace\":");
-    out_json_string(stdout, cur->name);
+    out_json_string(stdout, v->cur->name);
     printf(",\"accesses\":%" PRIu64 ",\"distinct_pages\":%" PRIu64
            ",\"curve\":[",
-           cur->curve_accesses, cur->curve_distinct);
-    for (size_t i = 0; i < o.nmrc; i++)
+           v->cur->curve_accesses, v->cur->curve_distinct);
+    for (size_t i = 0; i < v->nmrc; i++)
         printf("%s{\"pages\":%" PRIu64 ",\"hits\":%" PRIu64 "}", i ? "," : "",
-               o.mrc_pages[i], cur->curve_hits[i]);
+               v->mrc_pages[i], v->cur->curve_hits[i]);
     printf("]}");
 }
 
 /* Every trace's rows in one array; with --mrc, {"rows": [...], "mrc":
  * CURVE} for one trace and "mrc": [CURVE, ...] for several. */
-static void json(void)
+static void json(const zc_sweep *sw, const struct sweep_args *a)
 {
-    bool curve = o.mrc_list && !units[0].is_ops;
+    size_t nunits;
+    const zc_sweep_trace *t = zc_sweep_traces(sw, &nunits);
+    bool curve = a->so.mrc && !t[0].is_ops;
 
     if (curve)
         printf("{\"rows\":");
     printf("[");
     for (size_t u = 0, n = 0; u < nunits; u++) {
-        report_view(u);
-        for (size_t i = 0; i < njobs; i++)
-            json_row(&jobs[i], !n++);
+        struct view v = view_of(sw, a, u);
+        for (size_t i = 0; i < v.njobs; i++)
+            json_row(&v, &v.jobs[i], !n++);
     }
     printf("\n]");
     if (curve) {
         printf(",\"mrc\":%s", nunits > 1 ? "[" : "");
         for (size_t u = 0; u < nunits; u++) {
-            report_view(u);
+            struct view v = view_of(sw, a, u);
             if (u)
                 printf(",\n");
-            json_curve();
+            json_curve(&v);
         }
         printf("%s}", nunits > 1 ? "]" : "");
     }
@@ -218,7 +220,7 @@ static void json(void)
 
 /* Whether static row k has the --set values of row j (a row without a
  * zcache goes with every one). */
-static bool same_sets(const struct job *k, const struct job *j)
+static bool same_sets(const zc_sweep_row *k, const zc_sweep_row *j)
 {
     const char *a = strchr(k->label, ' '), *b = strchr(j->label, ' ');
 
@@ -228,95 +230,102 @@ static bool same_sets(const struct job *k, const struct job *j)
 /* The static row of fewest disk reads, and of least cost: among those
  * with the --set values of row `like`, or all of them (NULL).  Row 0 is
  * share 0, which goes with every one. */
-static size_t best_row(const struct job *like)
+static size_t best_row(const struct view *v, const zc_sweep_row *like)
 {
     size_t best = 0;
 
-    for (size_t k = 1; k < nstatic; k++)
-        if ((!like || same_sets(&jobs[k], like)) &&
-            jobs[k].st.disk_reads < jobs[best].st.disk_reads)
+    for (size_t k = 1; k < v->nstatic; k++)
+        if ((!like || same_sets(&v->jobs[k], like)) &&
+            v->jobs[k].st.disk_reads < v->jobs[best].st.disk_reads)
             best = k;
     return best;
 }
 
-static size_t cheapest_row(const struct job *like)
+static size_t cheapest_row(const struct view *v, const zc_sweep_row *like)
 {
     size_t cheapest = 0;
 
-    for (size_t k = 1; k < nstatic; k++)
-        if ((!like || same_sets(&jobs[k], like)) &&
-            cost_of(&jobs[k]).saved_ms > cost_of(&jobs[cheapest]).saved_ms)
+    for (size_t k = 1; k < v->nstatic; k++)
+        if ((!like || same_sets(&v->jobs[k], like)) &&
+            cost_of(v, &v->jobs[k]).saved_ms >
+                cost_of(v, &v->jobs[cheapest]).saved_ms)
             cheapest = k;
     return cheapest;
 }
 
-static void table(void)
+static void table(const struct view *v)
 {
-    size_t best = best_row(NULL);
+    size_t best = best_row(v, NULL);
     int w = 7; /* the zcache column: as wide as its widest label */
 
-    for (size_t i = 0; i < njobs; i++)
-        if ((int)strlen(jobs[i].label) > w)
-            w = (int)strlen(jobs[i].label);
-    if (*o.zbase)
-        printf("every zcache: %s\n", o.zbase);
+    for (size_t i = 0; i < v->njobs; i++)
+        if ((int)strlen(v->jobs[i].label) > w)
+            w = (int)strlen(v->jobs[i].label);
+    if (*zbase(v))
+        printf("every zcache: %s\n", zbase(v));
     printf("%-9s %-*s %8s %7s %7s %9s %7s %6s %7s %9s %9s %9s\n",
-           o.memory ? "zc_share" : "pc_pages", w, "zcache", "accesses",
+           v->a->so.memory ? "zc_share" : "pc_pages", w, "zcache", "accesses",
            "pc_hit%", "zc_hit%", "disk_reads", "in_mem%", "kept%", "density",
            "cpu_ms", "wasted_ms", "saved_ms");
-    for (size_t i = 0; i < njobs; i++) {
-        const struct job *j = &jobs[i];
-        zc_cost c = cost_of(j);
+    for (size_t i = 0; i < v->njobs; i++) {
+        const zc_sweep_row *j = &v->jobs[i];
+        zc_cost c = cost_of(v, j);
         char first[32];
         if (j->adaptive)
             snprintf(first, sizeof(first), "adaptive");
-        else if (o.memory)
+        else if (v->a->so.memory)
             snprintf(first, sizeof(first), "%.1f%%", j->share);
         else if (j->ops)
             snprintf(first, sizeof(first), "-"); /* the stream's own */
         else
-            snprintf(first, sizeof(first), "%" PRIu64, j->pc_pages);
+            snprintf(first, sizeof(first), "%" PRIu64, j->page_cache_pages);
         printf("%-9s %-*s %8" PRIu64 " %6.2f%% %6.2f%% %9" PRIu64
                " %6.2f%% %5.1f%% %7.3f %9.2f %9.2f %9.1f%s\n",
                first, w, j->spec[0] ? j->label : "off", j->st.accesses,
-               pc_rate(&j->st), zc_rate(&j->st), j->st.disk_reads,
-               mem_rate(&j->st), pct(j->st.zc_stored, j->st.zc_puts),
-               density(&j->zs), c.cpu_ms, c.wasted_ms, c.saved_ms,
-               o.memory && nstatic && i == best ? "  <- fewest disk reads"
-                                                : "");
+               rates(j).pc_hit, rates(j).zc_hit, j->st.disk_reads,
+               rates(j).in_memory, rates(j).kept, zc_stats_density(&j->zs),
+               c.cpu_ms, c.wasted_ms, c.saved_ms,
+               v->a->so.memory && v->nstatic && i == best
+                   ? "  <- fewest disk reads"
+                   : "");
     }
-    for (size_t i = nstatic; nstatic && i < njobs; i++) {
-        const struct job *j = &jobs[i];
-        zc_cost c = cost_of(j), cb;
+    for (size_t i = v->nstatic; v->nstatic && i < v->njobs; i++) {
+        const zc_sweep_row *j = &v->jobs[i];
+        zc_cost c = cost_of(v, j), cb;
         /* against the static rows of the same --set values (and "off") */
-        size_t cheapest = cheapest_row(j);
-        best = best_row(j);
-        cb = cost_of(&jobs[cheapest]);
-        printf("\n%s: %zu epochs; disk reads %.3f x the fewest of a static "
-               "split (%.1f%%),\n  cost (disk reads x latency + cpu) %.3f x "
-               "the least of one (%.1f%%)",
-               j->label, j->nepochs,
-               (double)j->st.disk_reads /
-                   (double)(jobs[best].st.disk_reads ? jobs[best].st.disk_reads
-                                                     : 1),
-               jobs[best].share,
-               ((double)j->st.disk_reads * (double)o.prices.disk_ns / 1e6 +
-                c.cpu_ms) /
-                   ((double)jobs[cheapest].st.disk_reads *
-                        (double)o.prices.disk_ns / 1e6 +
-                    cb.cpu_ms),
-               jobs[cheapest].share);
+        size_t cheapest = cheapest_row(v, j);
+        best = best_row(v, j);
+        cb = cost_of(v, &v->jobs[cheapest]);
+        printf(
+            "\n%s: %zu epochs; disk reads %.3f x the fewest of a static "
+            "split (%.1f%%),\n  cost (disk reads x latency + cpu) %.3f x "
+            "the least of one (%.1f%%)",
+            j->label, j->nepochs,
+            (double)j->st.disk_reads /
+                (double)(v->jobs[best].st.disk_reads
+                             ? v->jobs[best].st.disk_reads
+                             : 1),
+            v->jobs[best].share,
+            ((double)j->st.disk_reads * (double)(*prices_of(v)).disk_ns / 1e6 +
+             c.cpu_ms) /
+                ((double)v->jobs[cheapest].st.disk_reads *
+                     (double)(*prices_of(v)).disk_ns / 1e6 +
+                 cb.cpu_ms),
+            v->jobs[cheapest].share);
     }
-    if (njobs > nstatic && (!o.adapt.put_ns || !o.adapt.get_ns))
+    /* (the controllers take --cpu-price's unless --adapt sets theirs) */
+    if (v->njobs > v->nstatic &&
+        (!(v->a->so.adapt.put_ns || v->a->so.prices.put_ns) ||
+         !(v->a->so.adapt.get_ns || v->a->so.prices.get_ns)))
         printf("\n(the controllers priced with the CPU each run measured: "
                "another run, or a busy\nmachine, may split differently; "
                "--cpu-price put=T,get=T makes them reproducible)");
-    if (njobs > nstatic)
+    if (v->njobs > v->nstatic)
         printf("\n");
 }
 
 /* What the table's columns mean: once, after every trace's table. */
-static void table_footer(void)
+static void table_footer(const struct view *v)
 {
     printf("\npc_hit%%, zc_hit%%, in_mem%%: shares of accesses whose page "
            "the page cache held,\nthe zcache held, either held (in_mem%% = "
@@ -324,22 +333,24 @@ static void table_footer(void)
            "compressed bytes / arena bytes in use\nat the end; "
            "saved_ms: %s x %.0f us\nof disk latency - cpu_ms (compress, "
            "wasted on rejects, decompress; %s).\n",
-           baseline() ? "disk reads fewer than at share 0" : "zcache hits",
-           (double)o.prices.disk_ns / 1e3,
-           o.prices.put_ns ? "fixed prices, --cpu-price"
-                           : "thread CPU time measured");
+           zc_sweep_baseline(v->sw, v->u) != SIZE_MAX
+               ? "disk reads fewer than at share 0"
+               : "zcache hits",
+           (double)(*prices_of(v)).disk_ns / 1e3,
+           (*prices_of(v)).put_ns ? "fixed prices, --cpu-price"
+                                  : "thread CPU time measured");
 }
 
 /* PREFIX.csv, PREFIX.dat and PREFIX.gp, then gnuplot if it is there. */
 /* A row's --set combination: its label after the capacity ("" if none). */
-static const char *combo_of(const struct job *j)
+static const char *combo_of(const zc_sweep_row *j)
 {
     const char *sp = strchr(j->label, ' ');
 
     return sp ? sp + 1 : "";
 }
 
-static void plot(void)
+static void plot(const struct view *v)
 {
     char path[3][1100], msg[1400], name[256], mem[64];
     outfile out[3] = {{0}};
@@ -348,80 +359,84 @@ static void plot(void)
     size_t ngroups = 0, ncombos = 0;
     double lo = 100, hi = 0; /* the shares swept */
 
-    snprintf(path[0], sizeof(path[0]), "%s.csv", cur->plot);
-    snprintf(path[1], sizeof(path[1]), "%s.dat", cur->plot);
-    snprintf(path[2], sizeof(path[2]), "%s.gp", cur->plot);
+    snprintf(path[0], sizeof(path[0]), "%s.csv", v->plot);
+    snprintf(path[1], sizeof(path[1]), "%s.dat", v->plot);
+    snprintf(path[2], sizeof(path[2]), "%s.gp", v->plot);
     if (!(f = outfile_open(&out[0], path[0])))
         goto fail;
-    csv(f);
+    csv(v, f);
     if (outfile_close(&out[0]))
         goto fail;
     bad = 1;
     if (!(f = outfile_open(&out[1], path[1])))
         goto fail;
-    if (o.memory) {
+    if (v->a->so.memory) {
         /* One block per --set combination: its static shares (the share
          * without a zcache, which all combinations share, first); then
          * one block per adaptive row (no share of its own): its disk
          * reads as a level across the shares swept. */
         bool any_zc = false;
-        for (size_t i = 0; i < njobs; i++)
-            any_zc |= jobs[i].share >= 0 && jobs[i].cap_bytes;
-        for (size_t i = 0; i < njobs; i++) {
+        for (size_t i = 0; i < v->njobs; i++)
+            any_zc |= v->jobs[i].share >= 0 && v->jobs[i].capacity_bytes;
+        for (size_t i = 0; i < v->njobs; i++) {
             bool seen = false;
-            if (jobs[i].share < 0 || (!jobs[i].cap_bytes && any_zc))
+            if (v->jobs[i].share < 0 || (!v->jobs[i].capacity_bytes && any_zc))
                 continue;
             for (size_t k = 0; k < i; k++)
-                seen |= jobs[k].share >= 0 && jobs[k].cap_bytes &&
-                        !strcmp(combo_of(&jobs[k]), combo_of(&jobs[i]));
+                seen |= v->jobs[k].share >= 0 && v->jobs[k].capacity_bytes &&
+                        !strcmp(combo_of(&v->jobs[k]), combo_of(&v->jobs[i]));
             if (seen)
                 continue;
             fprintf(f, "%s\"%s\"\n", ncombos++ ? "\n\n" : "",
-                    *combo_of(&jobs[i]) ? combo_of(&jobs[i]) : "memory split");
-            for (size_t k = 0; k < njobs; k++) {
-                const struct job *j = &jobs[k];
+                    *combo_of(&v->jobs[i]) ? combo_of(&v->jobs[i])
+                                           : "memory split");
+            for (size_t k = 0; k < v->njobs; k++) {
+                const zc_sweep_row *j = &v->jobs[k];
                 if (j->share < 0 ||
-                    (j->cap_bytes && strcmp(combo_of(j), combo_of(&jobs[i]))))
+                    (j->capacity_bytes &&
+                     strcmp(combo_of(j), combo_of(&v->jobs[i]))))
                     continue;
                 if (j->share < lo)
                     lo = j->share;
                 if (j->share > hi)
                     hi = j->share;
                 fprintf(f, "%.2f %" PRIu64 " %.3f %.3f %.3f\n", j->share,
-                        j->st.disk_reads, pc_rate(&j->st), zc_rate(&j->st),
-                        mem_rate(&j->st));
+                        j->st.disk_reads, rates(j).pc_hit, rates(j).zc_hit,
+                        rates(j).in_memory);
             }
         }
         ngroups = ncombos;
-        for (size_t i = 0; i < njobs; i++)
-            if (jobs[i].share < 0) {
+        for (size_t i = 0; i < v->njobs; i++)
+            if (v->jobs[i].share < 0) {
                 fprintf(f, "\n\n\"adaptive%s%s\"\n",
-                        *combo_of(&jobs[i]) ? ", " : "", combo_of(&jobs[i]));
+                        *combo_of(&v->jobs[i]) ? ", " : "",
+                        combo_of(&v->jobs[i]));
                 fprintf(f, "%.2f %" PRIu64 "\n%.2f %" PRIu64 "\n", lo,
-                        jobs[i].st.disk_reads, hi, jobs[i].st.disk_reads);
+                        v->jobs[i].st.disk_reads, hi, v->jobs[i].st.disk_reads);
                 ngroups++;
             }
     } else {
         /* One block per line of the plot: a group's rows by capacity, its
          * page cache's row without a zcache first. */
-        for (size_t i = 0; i < njobs; i++) {
+        for (size_t i = 0; i < v->njobs; i++) {
             bool seen = false;
-            if (!jobs[i].cap_bytes)
+            if (!v->jobs[i].capacity_bytes)
                 continue;
             for (size_t k = 0; k < i; k++)
-                seen |=
-                    jobs[k].cap_bytes && !strcmp(jobs[k].group, jobs[i].group);
+                seen |= v->jobs[k].capacity_bytes &&
+                        !strcmp(v->jobs[k].group, v->jobs[i].group);
             if (seen)
                 continue;
-            fprintf(f, "%s\"%s\"\n", ngroups++ ? "\n\n" : "", jobs[i].group);
-            for (size_t k = 0; k < njobs; k++) {
-                const struct job *j = &jobs[k];
-                if ((j->cap_bytes && strcmp(j->group, jobs[i].group)) ||
-                    j->pc_pages != jobs[i].pc_pages || (!j->cap_bytes && k > i))
+            fprintf(f, "%s\"%s\"\n", ngroups++ ? "\n\n" : "", v->jobs[i].group);
+            for (size_t k = 0; k < v->njobs; k++) {
+                const zc_sweep_row *j = &v->jobs[k];
+                if ((j->capacity_bytes && strcmp(j->group, v->jobs[i].group)) ||
+                    j->page_cache_pages != v->jobs[i].page_cache_pages ||
+                    (!j->capacity_bytes && k > i))
                     continue;
                 fprintf(f, "%.4f %.3f %.3f %.3f\n",
-                        (double)j->cap_bytes / 1048576.0, pc_rate(&j->st),
-                        zc_rate(&j->st), mem_rate(&j->st));
+                        (double)j->capacity_bytes / 1048576.0, rates(j).pc_hit,
+                        rates(j).zc_hit, rates(j).in_memory);
             }
         }
     }
@@ -430,14 +445,14 @@ static void plot(void)
     bad = 2;
     if (!(f = outfile_open(&out[2], path[2])))
         goto fail;
-    plot_header(f, NAME, cur->plot, path[1]);
-    plot_traces_text(name, sizeof(name), cur->paths, cur->npaths);
-    plot_text(mem, sizeof(mem), o.memory ? o.memory : "");
+    plot_header(f, NAME, v->plot, path[1]);
+    plot_traces_text(name, sizeof(name), v->cur->paths, v->cur->npaths);
+    plot_text(mem, sizeof(mem), v->a->so.memory ? v->a->so.memory : "");
     fprintf(f, "set datafile commentschars '#'\nset key below\n"
                "set grid\n");
     for (int t = 0; t < PLOT_TERMINALS; t++) {
-        plot_terminal(f, cur->plot, t);
-        if (o.memory) {
+        plot_terminal(f, v->plot, t);
+        if (v->a->so.memory) {
             fprintf(f,
                     "set title '%s: memory split of %s, the zcache share'\n"
                     "set xlabel 'zcache share of memory (%%)'\n"
@@ -455,13 +470,13 @@ static void plot(void)
                         "lines lc 3 title 'zcache hits (right axis)', '' "
                         "index 0 using 1:5 axes x1y2 with lines lc 4 title "
                         "'in memory (right axis)'",
-                        cur->plot);
+                        v->plot);
             else
                 /* several: their disk reads, one colour each */
                 fprintf(f,
                         "plot for [i=0:%zu] '%s.dat' index i using 1:2 with "
                         "linespoints lw 2 lc i+1 title columnheader(1)",
-                        ncombos - 1, cur->plot);
+                        ncombos - 1, v->plot);
             if (ngroups > ncombos)
                 fprintf(f,
                         ", for [i=%zu:%zu] '' index i using 1:2 with lines "
@@ -476,20 +491,20 @@ static void plot(void)
                 /* one page cache: it goes in the title, and the three
                  * rates get three colours */
                 char group[256];
-                for (size_t i = 0; i < njobs; i++)
-                    if (jobs[i].cap_bytes) {
-                        plot_text(group, sizeof(group), jobs[i].group);
+                for (size_t i = 0; i < v->njobs; i++)
+                    if (v->jobs[i].capacity_bytes) {
+                        plot_text(group, sizeof(group), v->jobs[i].group);
                         break;
                     }
                 fprintf(f, "set title '%s, %s: hits against zcache size'\n",
                         name, group);
-                if (!strcmp(cur->read_as, "zct")) {
+                if (!strcmp(v->cur->read_as, "zct")) {
                     /* an op stream's page cache is the recorded one: its
                      * hits are not played, only the zcache's */
                     fprintf(f,
                             "plot '%s.dat' index 0 using 1:3 with linespoints "
                             "lw 2 lc 2 title 'zcache hits'\n",
-                            cur->plot);
+                            v->plot);
                     continue;
                 }
                 fprintf(f,
@@ -498,7 +513,7 @@ static void plot(void)
                         "using 1:3 with linespoints lw 2 dashtype 2 lc 2 "
                         "title 'zcache', '' index 0 using 1:2 with lines lw 2 "
                         "dashtype 3 lc 3 title 'page cache'\n",
-                        cur->plot);
+                        v->plot);
                 continue;
             }
             /* one colour per configuration, named once; the line's
@@ -515,13 +530,13 @@ static void plot(void)
                     "NaN with lines dashtype 2 lc 'black' title 'dashed: "
                     "zcache', NaN with lines dashtype 3 lc 'black' title "
                     "'dotted: page cache'\n",
-                    name, ngroups ? ngroups - 1 : 0, cur->plot,
+                    name, ngroups ? ngroups - 1 : 0, v->plot,
                     ngroups ? ngroups - 1 : 0, ngroups ? ngroups - 1 : 0);
         }
     }
     if (outfile_close(&out[2]))
         goto fail;
-    plot_run(NAME, cur->plot);
+    plot_run(NAME, v->plot);
     return;
 fail:
     snprintf(msg, sizeof(msg), "cannot write %s: %s", path[bad],
@@ -534,10 +549,10 @@ fail:
 /* With several adaptive rows, PREFIX-adaptive: every row's split over
  * time on one graph, and the static splits of fewest disk reads and of
  * least cost. */
-static void plot_together(void)
+static void plot_together(const struct view *v)
 {
-    size_t n = njobs - nstatic, best = best_row(NULL),
-           cheapest = cheapest_row(NULL);
+    size_t n = v->njobs - v->nstatic, best = best_row(v, NULL),
+           cheapest = cheapest_row(v, NULL);
     const char **csvs = calloc(n, sizeof(*csvs)),
                **titles = calloc(n, sizeof(*titles));
     char *names = calloc(n, 1100), prefix[1100], line[2][64], label[256];
@@ -547,26 +562,25 @@ static void plot_together(void)
 
     if (!csvs || !titles || !names)
         die(1, "%s", "out of memory");
-    plot_traces_text(label, sizeof(label), cur->paths, cur->npaths);
+    plot_traces_text(label, sizeof(label), v->cur->paths, v->cur->npaths);
     for (size_t i = 0; i < n; i++) {
-        snprintf(names + i * 1100, 1100, "%s-adaptive-%zu.csv", cur->plot,
-                 i + 1);
+        snprintf(names + i * 1100, 1100, "%s-adaptive-%zu.csv", v->plot, i + 1);
         csvs[i] = names + i * 1100;
-        titles[i] = jobs[nstatic + i].label;
+        titles[i] = v->jobs[v->nstatic + i].label;
     }
-    snprintf(prefix, sizeof(prefix), "%s-adaptive", cur->plot);
-    if (nstatic) {
+    snprintf(prefix, sizeof(prefix), "%s-adaptive", v->plot);
+    if (v->nstatic) {
         snprintf(line[nl], sizeof(line[nl]),
-                 "static %.1f%% (fewest disk reads)", jobs[best].share);
-        ls[nl++] = jobs[best].share;
+                 "static %.1f%% (fewest disk reads)", v->jobs[best].share);
+        ls[nl++] = v->jobs[best].share;
     }
-    if (nstatic && cheapest != best) {
+    if (v->nstatic && cheapest != best) {
         snprintf(line[nl], sizeof(line[nl]), "static %.1f%% (least cost)",
-                 jobs[cheapest].share);
-        ls[nl++] = jobs[cheapest].share;
+                 v->jobs[cheapest].share);
+        ls[nl++] = v->jobs[cheapest].share;
     }
-    if (split_log_plot_together(NAME, prefix, label, o.memory, csvs, titles, n,
-                                ls, lt, nl))
+    if (split_log_plot_together(NAME, prefix, label, v->a->so.memory, csvs,
+                                titles, n, ls, lt, nl))
         exit(1);
     free(csvs);
     free(titles);
@@ -574,76 +588,75 @@ static void plot_together(void)
 }
 
 /* The --mrc curve of the trace in view, as a text table. */
-static void table_curve(void)
+static void table_curve(const struct view *v)
 {
     printf("\nLRU curve of the page cache (one pass, %" PRIu64
            " accesses, %" PRIu64 " distinct pages):\n%12s %12s %9s\n",
-           cur->curve_accesses, cur->curve_distinct, "pages", "hits", "hit%");
-    for (size_t i = 0; i < o.nmrc; i++)
-        printf("%12" PRIu64 " %12" PRIu64 " %8.4f%%\n", o.mrc_pages[i],
-               cur->curve_hits[i],
-               pct(cur->curve_hits[i], cur->curve_accesses));
+           v->cur->curve_accesses, v->cur->curve_distinct, "pages", "hits",
+           "hit%");
+    for (size_t i = 0; i < v->nmrc; i++)
+        printf("%12" PRIu64 " %12" PRIu64 " %8.4f%%\n", v->mrc_pages[i],
+               v->cur->curve_hits[i],
+               v->cur->curve_accesses ? 100.0 * (double)v->cur->curve_hits[i] /
+                                            (double)v->cur->curve_accesses
+                                      : 0.0);
 }
 
 /* The plots of the trace in view (--plot). */
-static void plots(void)
+static void plots(const struct view *v)
 {
     char label[256];
 
-    plot_traces_text(label, sizeof(label), cur->paths, cur->npaths);
-    for (size_t i = nstatic; i < njobs; i++) {
+    plot_traces_text(label, sizeof(label), v->cur->paths, v->cur->npaths);
+    for (size_t i = v->nstatic; i < v->njobs; i++) {
         char prefix[1200];
-        snprintf(prefix, sizeof(prefix), "%s-adaptive%s%zu", cur->plot,
-                 njobs - nstatic > 1 ? "-" : "",
-                 njobs - nstatic > 1 ? i - nstatic + 1 : 0);
-        if (njobs - nstatic == 1)
-            snprintf(prefix, sizeof(prefix), "%s-adaptive", cur->plot);
+        snprintf(prefix, sizeof(prefix), "%s-adaptive%s%zu", v->plot,
+                 v->njobs - v->nstatic > 1 ? "-" : "",
+                 v->njobs - v->nstatic > 1 ? i - v->nstatic + 1 : 0);
+        if (v->njobs - v->nstatic == 1)
+            snprintf(prefix, sizeof(prefix), "%s-adaptive", v->plot);
         char what[512]; /* the memory, and the row's --set combination */
-        snprintf(what, sizeof(what), "%s%s%s", o.memory,
-                 *combo_of(&jobs[i]) ? ", " : "", combo_of(&jobs[i]));
-        if (split_log_plot(NAME, prefix, label, what, jobs[i].epochs,
-                           jobs[i].nepochs, o.page_size))
+        snprintf(what, sizeof(what), "%s%s%s", v->a->so.memory,
+                 *combo_of(&v->jobs[i]) ? ", " : "", combo_of(&v->jobs[i]));
+        if (split_log_plot(NAME, prefix, label, what, v->jobs[i].epochs,
+                           v->jobs[i].nepochs, zc_sweep_page_size(v->sw)))
             exit(1);
     }
-    if (njobs - nstatic > 1)
-        plot_together();
-    if (nstatic)
-        plot();
+    if (v->njobs - v->nstatic > 1)
+        plot_together(v);
+    if (v->nstatic)
+        plot(v);
 }
 
-void report_view(size_t u)
+void report_output(const zc_sweep *sw, const struct sweep_args *a)
 {
-    cur = &units[u];
-    jobs = rows + cur->first;
-    njobs = cur->n;
-    nstatic = cur->nstatic;
-}
+    size_t nunits;
+    struct view v;
 
-void report_output(void)
-{
-    for (size_t u = 0; o.plot && u < nunits; u++) {
-        report_view(u);
-        plots();
+    zc_sweep_traces(sw, &nunits);
+    for (size_t u = 0; a->plot && u < nunits; u++) {
+        v = view_of(sw, a, u);
+        plots(&v);
     }
-    if (!strcmp(o.output, "csv")) {
+    if (!strcmp(a->output, "csv")) {
         csv_header(stdout);
         for (size_t u = 0; u < nunits; u++) {
-            report_view(u);
-            csv_rows(stdout);
+            v = view_of(sw, a, u);
+            csv_rows(&v, stdout);
         }
-    } else if (!strcmp(o.output, "json")) {
-        json();
+    } else if (!strcmp(a->output, "json")) {
+        json(sw, a);
     } else {
         for (size_t u = 0; u < nunits; u++) {
-            report_view(u);
+            v = view_of(sw, a, u);
             if (nunits > 1)
-                printf("%s== %s\n", u ? "\n" : "", cur->name);
-            table();
-            if (o.mrc_list && !cur->is_ops && nunits > 1)
-                table_curve();
+                printf("%s== %s\n", u ? "\n" : "", v.cur->name);
+            table(&v);
+            if (a->so.mrc && !v.cur->is_ops && nunits > 1)
+                table_curve(&v);
         }
-        table_footer();
-        if (o.mrc_list && !cur->is_ops && nunits == 1)
-            table_curve();
+        table_footer(&v);
+        if (a->so.mrc && !v.cur->is_ops && nunits == 1)
+            table_curve(&v);
     }
 }

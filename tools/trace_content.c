@@ -36,16 +36,6 @@ int trace_content_default(const zc_trace *t, const char *trace_path, char *spec,
     return n < 0 || (size_t)n >= len ? -1 : 1;
 }
 
-const char *trace_content_file(const char *spec)
-{
-    static const char *const kinds[] = {"pack:", "image:", "corpus:"};
-
-    for (size_t i = 0; spec && i < sizeof(kinds) / sizeof(kinds[0]); i++)
-        if (!strncmp(spec, kinds[i], strlen(kinds[i])))
-            return spec + strlen(kinds[i]);
-    return NULL;
-}
-
 void trace_refuse_clash(const char *opt, const char *out,
                         const char *const *suffixes, size_t n,
                         const char *const *traces, size_t ntraces,
@@ -58,7 +48,7 @@ void trace_refuse_clash(const char *opt, const char *out,
         goto done;
     for (size_t i = 0; i < ntraces; i++)
         in[i] = traces[i];
-    in[ntraces] = trace_content_file(content_spec);
+    in[ntraces] = zc_content_file(content_spec);
     for (size_t k = 0; k < (n ? n : 1); k++) {
         const char *clash;
         snprintf(path, sizeof(path), "%s%s", out, n ? suffixes[k] : "");

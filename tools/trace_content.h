@@ -27,10 +27,6 @@
 int trace_content_default(const zc_trace *t, const char *trace_path, char *spec,
                           size_t len);
 
-/** The file a content spec reads ("pack:F", "image:F", "corpus:F"): F,
- *  or NULL for a synthetic source. */
-const char *trace_content_file(const char *spec);
-
 /** Refuse (exit 2, naming opt) an output that is one of the run's inputs:
  *  its traces, or the file its content spec reads.  out may be a prefix:
  *  then each of the n suffixes is checked (out + suffix). */

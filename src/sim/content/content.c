@@ -874,6 +874,16 @@ int zc_content_check_trace(const zc_content *src, const zc_trace *t, char *err,
     return 0;
 }
 
+const char *zc_content_file(const char *spec)
+{
+    static const char *const kinds[] = {"pack:", "image:", "corpus:"};
+
+    for (size_t i = 0; spec && i < sizeof(kinds) / sizeof(*kinds); i++)
+        if (!strncmp(spec, kinds[i], strlen(kinds[i])))
+            return spec + strlen(kinds[i]);
+    return NULL;
+}
+
 void zc_content_close(zc_content *src)
 {
     if (!src)

@@ -41,3 +41,30 @@ zc_cost zc_cost_of(const zc_stats *zs, double reads_saved,
     c.saved_ms = reads_saved * (double)p->disk_ns / 1e6 - c.cpu_ms;
     return c;
 }
+
+static double pct(uint64_t a, uint64_t b)
+{
+    return b ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+zc_rates zc_replay_rates(const zc_replay_stats *st)
+{
+    zc_rates r = {0};
+
+    if (!st)
+        return r;
+    r.pc_hit = pct(st->pc_hits, st->accesses);
+    r.zc_hit = pct(st->resident_hits - st->pc_hits, st->accesses);
+    r.in_memory = pct(st->resident_hits, st->accesses);
+    r.zc_get_hit = pct(st->zc_hits, st->zc_gets);
+    r.disk_read = pct(st->disk_reads, st->reads);
+    r.kept = pct(st->zc_stored, st->zc_puts);
+    return r;
+}
+
+double zc_stats_density(const zc_stats *zs)
+{
+    return zs && zs->mem_used_total
+               ? (double)zs->compr_data_size / (double)zs->mem_used_total
+               : 0.0;
+}

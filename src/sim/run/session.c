@@ -503,7 +503,8 @@ int zc_session_ops_writer(zc_session *s, const char *path, int level,
                          "\npage_cache_model=%s\ncontent=",
                          format, page_cache_pages, s->model);
     n = add_field(meta, n, sizeof(meta), s->spec);
-    n = add_field(meta, n, sizeof(meta), "\nsource=");
+    n += (size_t)snprintf(meta + n, n < sizeof(meta) ? sizeof(meta) - n : 0,
+                          "\nsource=");
     n = add_field(meta, n, sizeof(meta), source);
     for (size_t i = 0; !source && i < s->npaths; i++) {
         if (i)
