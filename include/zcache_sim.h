@@ -841,6 +841,158 @@ ZC_API uint64_t zc_mrc_distinct(const zc_mrc *m);
 ZC_API void zc_mrc_destroy(zc_mrc *m);
 
 /* ------------------------------------------------------------------------
+ * The tracefs conversion: a raw capture into a recording
+ * ------------------------------------------------------------------------ */
+
+/*
+ * A recording is made by tracing the kernel (tools/zcache-record enables
+ * the events in a tracefs instance) and converting the capture: the text
+ * of trace_pipe, or of `trace-cmd report` (no flags column, perhaps an
+ * "INSTANCE:" in front, header lines such as "cpus=2"), one event a line:
+ *
+ *   block:block_bio_queue                   the Q event of blktrace
+ *   filemap:mm_filemap_add_to_page_cache    a folio entered the page cache
+ *   filemap:mm_filemap_delete_from_page_cache  a folio left it
+ *   filemap:mm_filemap_get_pages            a read(2): the requested range
+ *   filemap:mm_filemap_map_pages            fault-around of a mapping
+ *   filemap:mm_filemap_fault                one page of a mapping
+ *   ext4:ext4_da_write_begin, ext4_write_begin  a buffered write
+ *   vmscan:mm_vmscan_*_reclaim_begin/_end   reclaim windows, per task
+ *
+ * of one file system on one block device.  The conversion follows the
+ * kernel's page cache page by page (2^order pages a folio) and writes:
+ *
+ *   blkparse    the Q events in blkparse's default text format, after
+ *               comment lines saying they were made from tracefs events
+ *   access      the access stream: one request per read, fault or write,
+ *               and per run of cached pages of a fault-around; samples of
+ *               the file system's resident pages; with sizes, reads
+ *               clipped to the file's size and sizes recorded
+ *   kernel_ops  the kernel's op stream: a page added is a get; a page
+ *               deleted inside a reclaim window of its task, or by kswapd
+ *               or kdamond, is an eviction (a put with its bytes); any
+ *               other delete invalidates the page.  Pool 0 is the file
+ *               system (key: inode), pool 1 the block device's metadata
+ *               pages (bdevfs pages of inode dev: key the device)
+ *   pack        every key the streams name mapped to its content, read
+ *               from the device image through the files' extents; pages
+ *               of files deleted during the run get synthetic contents
+ *               ("synth:1"), counted; the access stream's header names the
+ *               pack (pack=, pack_id=), the op stream refers to it
+ *   inodes      "ex <INO>" for every inode the capture names (the debugfs
+ *               commands that list their extents, for a second pass)
+ *
+ * tools/zcache-tracefs documents each output in full; its options are
+ * these fields, spelled with dashes, and the messages name them so.
+ *
+ * Errors: a -ZC_E* code and a one-line message.  Bad input is
+ * -ZC_EFORMAT, "FILE:LINE: what": a line that does not parse, longer than
+ * 1 MiB or holding a NUL byte, lost events (the capture is incomplete),
+ * an event older than its CPU's previous one; "FILE: what" for a capture
+ * with no event of the device.  An input that cannot be opened or read,
+ * or an output that cannot be written, is -ZC_EIO ("FILE: why", or the
+ * writer's message and code); bad options -ZC_EINVAL; -ZC_ENOMEM.  A
+ * failed conversion leaves none of its outputs behind: it removes those
+ * it opened that were regular files and still are (never a device, a
+ * FIFO, standard output, or a symlink or its target).  Nothing prints or
+ * exits.
+ */
+
+/** What to convert, and where to; start from zc_tracefs_options_default().
+ *  Paths are not copied; NULL leaves an output (or an input) out. */
+typedef struct zc_tracefs_options {
+    const char *input;      /* the capture, read once from its start (a FIFO
+                               may feed it live); its base name goes into
+                               the outputs' headers (source=) */
+    uint32_t dev;           /* with dev_set: the device, major << 20 |
+                               minor; else the first event's device (never
+                               bdevfs) */
+    bool dev_set;
+    uint32_t bdevfs;        /* s_dev of the block-device pseudo file system
+                               (default 3) */
+    const char *blkparse;   /* "-": standard output; zstd if it ends in .zst */
+    const char *access;     /* .zca; the text form if it ends in .txt; "-":
+                               standard output */
+    const char *kernel_ops; /* .zct; the text form if .txt (then not with a
+                               pack); "-": standard output */
+    const char *pack;       /* a file, not "-" */
+    const char *inodes;
+    const char *image;      /* the device image after the run (kernel_ops
+                               and pack need it, and dev_set) */
+    const char *extents;    /* lines "INO LBLK PBLK LEN [u]" (u: unwritten,
+                               reads as zeros); a file page no extent
+                               covers is a hole if the file exists */
+    const char *sizes;      /* lines "INO SIZE" before the run: reads are
+                               clipped to them and the sizes recorded */
+    const char *live;       /* lines "INO SIZE" after the run: the files
+                               that exist (without it, those with an
+                               extent) */
+    uint64_t memory_limit;  /* with memory_limit_set: the access stream's
+                               header field memory_limit */
+    bool memory_limit_set;
+    uint64_t read_ahead_kb; /* with read_ahead_set: its read_ahead_kb */
+    bool read_ahead_set;
+    int level;              /* the op stream's blocks: 0 stored, 1 LZO1X-1,
+                               9 LZO1X-999 (the default) */
+} zc_tracefs_options;
+
+/** What a conversion saw and wrote.  Pages count 2^order pages a folio. */
+typedef struct zc_tracefs_summary {
+    uint32_t dev;           /* the device converted (given, or found) */
+    uint64_t lines;         /* event lines (not comments nor headers) */
+    uint64_t ours;          /* events of the device or its metadata pages */
+    uint64_t other;         /* events of other devices or kinds, empty
+                               writes */
+    uint64_t markers;       /* tracing_mark_write events */
+    uint64_t bios;          /* block_bio_queue events of the device */
+    uint64_t adds, deletes; /* page-cache add and delete events */
+    uint64_t evictions;     /* deletes the eviction rule calls evictions */
+    uint64_t invalidations; /* the other deletes (truncations) */
+    uint64_t gets, puts;    /* the kernel op stream's, in pages */
+    uint64_t synthetic_puts; /* puts of pages of deleted files */
+    uint64_t reads, writes, mapped; /* the access stream's pages */
+    uint64_t read_events, write_events, mapped_events;
+    uint64_t distinct;      /* distinct pages of the access stream */
+    uint64_t past_eof;      /* reads wholly past the end, dropped */
+    uint64_t clipped_pages; /* pages past the end cut from reads */
+    uint64_t reordered;     /* accesses older than the previous one (another
+                               CPU's clock): given its time */
+    uint64_t samples;       /* resident samples written (one before each
+                               access whose count changed) */
+    uint64_t resident_min, resident_median, resident_max; /* of the samples
+                               (the median: the middle one, sorted) */
+    uint64_t resident_below_zero; /* deletes of pages cached before the
+                                     capture began (the count stays 0) */
+    uint64_t kernel_hits, kernel_misses; /* accessed pages the kernel had
+                               (a page the reading task itself added since
+                               its previous access is a miss) */
+    uint64_t unmapped_fault_around; /* fault-around pages not cached, so
+                                       not mapped: left out */
+    uint64_t pack_keys;     /* keys mapped in the pack */
+    uint64_t synthetic_keys; /* of them with synthetic contents */
+    bool bad_input;         /* after a failure: the options or the inputs
+                               were at fault (bad options, an input that
+                               cannot be opened, malformed input), not the
+                               system (a read or write error, memory) */
+} zc_tracefs_summary;
+
+/** The default options: no input, no outputs, bdevfs 3, level 9. */
+ZC_API zc_tracefs_options zc_tracefs_options_default(void);
+
+/**
+ * Convert the capture opt->input into the outputs opt names.  Inputs are
+ * read and checked (extents, sizes, live, image) before any output is
+ * made.  Returns 0 and *sum; a -ZC_E* code (above) with a one-line
+ * message in err[errlen] (if err is not NULL) and *sum as far as it got,
+ * bad_input set as it says.  sum may be NULL.  Nothing is kept between
+ * calls; calls in parallel threads (with distinct outputs) are as safe as
+ * the writers they open.
+ */
+ZC_API int zc_tracefs_convert(const zc_tracefs_options *opt,
+                              zc_tracefs_summary *sum, char *err,
+                              size_t errlen);
+
+/* ------------------------------------------------------------------------
  * Sessions: a recording opened, checked and replayed, in one object
  * ------------------------------------------------------------------------ */
 

@@ -100,6 +100,7 @@
 #include "common/bytes.h"
 #include "common/ctab.h"
 #include "base/hash.h"
+#include "pack.h"
 #include "zcache_sim.h"
 
 #define PACK_MAGIC "\x89ZCP\r\n\x1a\n"
@@ -652,6 +653,18 @@ const char *zc_pack_writer_path(const zc_pack_writer *w)
 const char *zc_pack_writer_error(const zc_pack_writer *w)
 {
     return w && w->rc ? w->s.err : "";
+}
+
+void zc__pack_writer_abandon(zc_pack_writer *w)
+{
+    if (!w)
+        return;
+    if (w->f) /* no index: not a pack; the file stays (close removes it) */
+        fclose(w->f);
+    w->f = NULL;
+    if (!w->rc)
+        w->rc = -ZC_ECANCELED;
+    zc_pack_writer_close(w, NULL, 0);
 }
 
 int zc_pack_writer_close(zc_pack_writer *w, char *err, size_t errlen)

@@ -476,6 +476,13 @@ static void finish(struct zc_access_writer *w)
     }
 }
 
+void zc__access_writer_abandon(zc_access_writer *w)
+{
+    if (w && !w->rc)
+        w->rc = -ZC_ECANCELED; /* a failed writer writes no end record */
+    zc_access_writer_close(w, NULL, 0);
+}
+
 int zc_access_writer_close(zc_access_writer *w, char *err, size_t errlen)
 {
     int rc;

@@ -563,6 +563,13 @@ const char *zc_ops_writer_error(const zc_ops_writer *w)
     return w && w->rc ? w->err : "";
 }
 
+void zc__ops_writer_abandon(zc_ops_writer *w)
+{
+    if (w && !w->rc)
+        w->rc = -ZC_ECANCELED; /* a failed writer writes no end record */
+    zc_ops_writer_close(w, NULL, 0);
+}
+
 int zc_ops_writer_close(zc_ops_writer *w, char *err, size_t errlen)
 {
     int rc;

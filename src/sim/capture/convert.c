@@ -1,0 +1,276 @@
+/*
+ * sim/capture/convert.c - zc_tracefs_convert(): a tracefs capture into the
+ * streams of a recording, in stages (capture.h says which file does what).
+ *
+ * The stages, in the order their failures are told:
+ *
+ *   1. the options: an op stream or a pack needs the image and the device
+ *   2. the inputs, each read and checked before any output exists: the
+ *      capture opened, the extents, the sizes, the live list, the image
+ *   3. the outputs made (blkparse, pack, op stream, access stream)
+ *   4. the capture, line by line (1 MiB at most, no NUL byte)
+ *   5. a capture with no event of the device is refused
+ *   6. the outputs finished: the streams' end records, then the pack, whose
+ *      keys are read from the image last (in key order), then the inodes
+ *
+ * A failure after stage 3 abandons the outputs and removes the ones the
+ * conversion opened (outputs.c says which).  The message of the first
+ * failure is the one reported, formatted at full length (messages name
+ * files, whose paths may be long) and copied into the caller's err.
+ *
+ * Data layout: one heap state (capture.h), 130 KiB of it the per-CPU
+ * clocks and sequence numbers, the line buffer (1 MiB) apart.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "capture.h"
+
+/* ---- errors ------------------------------------------------------------ */
+
+int zc__cap_error(struct zc__cap *c, int rc, bool bad_input, const char *fmt,
+                  ...)
+{
+    va_list ap, aq;
+    int len;
+
+    if (c->rc) /* the first failure is the one told */
+        return rc;
+    c->rc = rc;
+    c->n.bad_input = bad_input;
+    va_start(ap, fmt);
+    va_copy(aq, ap);
+    len = vsnprintf(NULL, 0, fmt, aq);
+    va_end(aq);
+    if (len >= 0 && (c->msg = malloc((size_t)len + 1)) != NULL)
+        vsnprintf(c->msg, (size_t)len + 1, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int zc__cap_bad(struct zc__cap *c, const char *what)
+{
+    return zc__cap_refuse(c, -ZC_EFORMAT, "%s:%" PRIu64 ": %s", c->o.input,
+                          c->lineno, what);
+}
+
+int zc__cap_nomem(struct zc__cap *c)
+{
+    return zc__cap_fail(c, -ZC_ENOMEM, "out of memory");
+}
+
+int zc__cap_reserve(struct zc__cap *c, void *p, size_t *cap, size_t n,
+                    size_t size, size_t first)
+{
+    size_t want = *cap ? *cap * 2 : first;
+    void *old, *grown;
+
+    if (n < *cap)
+        return 0;
+    if (want < *cap || want > SIZE_MAX / size)
+        return zc__cap_nomem(c);
+    memcpy(&old, p, sizeof(old));
+    if (!(grown = realloc(old, want * size)))
+        return zc__cap_nomem(c);
+    memcpy(p, &grown, sizeof(grown));
+    *cap = want;
+    return 0;
+}
+
+int zc__cap_u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* ---- the capture, line by line ------------------------------------------ */
+
+/* Open an input, refusing a directory (fopen takes one, reads fail). */
+static int open_input(struct zc__cap *c, const char *path, FILE **out)
+{
+    FILE *f = fopen(path, "r");
+    struct stat st;
+
+    if (!f)
+        return zc__cap_refuse(c, -ZC_EIO, "%s: %s", path, strerror(errno));
+    if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return zc__cap_refuse(c, -ZC_EIO, "%s: is a directory", path);
+    }
+    *out = f;
+    return 0;
+}
+
+/* The next line of f (line ln of path) into buf[ZC__CAP_LINE_MAX + 1],
+ * without its newline: 1, or 0 at the end of input.  A line longer than
+ * 1 MiB or holding a NUL byte is bad input; a read error is not taken
+ * for the end. */
+static int next_line(struct zc__cap *c, FILE *f, const char *path, uint64_t ln,
+                     char *buf)
+{
+    size_t len = 0;
+    int ch;
+
+    while ((ch = getc_unlocked(f)) != EOF && ch != '\n') {
+        if (len == ZC__CAP_LINE_MAX)
+            return zc__cap_refuse(c, -ZC_EFORMAT,
+                                  "%s:%" PRIu64 ": line longer than 1 MiB",
+                                  path, ln);
+        if (!ch)
+            return zc__cap_refuse(c, -ZC_EFORMAT,
+                                  "%s:%" PRIu64 ": a NUL byte in the line",
+                                  path, ln);
+        buf[len++] = (char)ch;
+    }
+    if (ch == EOF && ferror(f))
+        return zc__cap_fail(c, -ZC_EIO, "%s:%" PRIu64 ": read error: %s", path,
+                            ln, strerror(errno));
+    buf[len] = '\0';
+    return ch != EOF || len;
+}
+
+int zc__cap_read_lines(struct zc__cap *c, const char *path, FILE *f,
+                       uint64_t *ln, zc__cap_line_fn *fn)
+{
+    int rc;
+
+    while ((rc = next_line(c, f, path, *ln + 1, c->line)) > 0) {
+        ++*ln;
+        if ((rc = fn(c, c->line, path, *ln)))
+            return rc;
+    }
+    return rc;
+}
+
+int zc__cap_read_file(struct zc__cap *c, const char *path, zc__cap_line_fn *fn)
+{
+    FILE *f = NULL;
+    uint64_t ln = 0;
+    int rc = open_input(c, path, &f);
+
+    if (!rc) {
+        rc = zc__cap_read_lines(c, path, f, &ln, fn);
+        fclose(f);
+    }
+    return rc;
+}
+
+/* ---- the stages -----------------------------------------------------------
+ */
+
+zc_tracefs_options zc_tracefs_options_default(void)
+{
+    return (zc_tracefs_options){.bdevfs = 3, .level = 9};
+}
+
+static int check_options(struct zc__cap *c)
+{
+    const zc_tracefs_options *o = &c->o;
+
+    if (!o->input)
+        return zc__cap_refuse(c, -ZC_EINVAL, "no trace given");
+    if ((o->kernel_ops || o->pack) && (!o->image || !o->dev_set))
+        return zc__cap_refuse(c, -ZC_EINVAL,
+                              "--kernel-ops and --pack need --image (the "
+                              "page contents) and --dev");
+    if (o->pack && !strcmp(o->pack, "-"))
+        return zc__cap_refuse(c, -ZC_EINVAL,
+                              "--pack: a file, not standard output");
+    if (o->level != 0 && o->level != 1 && o->level != 9)
+        return zc__cap_refuse(c, -ZC_EINVAL, "--level %d: want 0, 1 or 9",
+                              o->level);
+    return 0;
+}
+
+static int event_line(struct zc__cap *c, char *line, const char *path,
+                      uint64_t ln)
+{
+    (void)path;
+    (void)ln; /* c->lineno: the capture's line, for zc__cap_bad() */
+    return zc__cap_line(c, line);
+}
+
+/* Stages 2 to 6. */
+static int convert(struct zc__cap *c)
+{
+    FILE *in = NULL;
+    int rc;
+
+    if (!(c->line = malloc(ZC__CAP_LINE_MAX + 1)))
+        return zc__cap_nomem(c);
+    if ((rc = open_input(c, c->o.input, &in)) ||
+        (c->o.extents && (rc = zc__cap_load_extents(c))) ||
+        (c->o.sizes && (rc = zc__cap_load_sizes(c, c->o.sizes, false))) ||
+        (c->o.live && (rc = zc__cap_load_sizes(c, c->o.live, true))) ||
+        (c->o.image && (rc = zc__cap_open_image(c))))
+        goto out;
+    if ((rc = zc__cap_open_outputs(c)) ||
+        (rc = zc__cap_read_lines(c, c->o.input, in, &c->lineno, event_line)))
+        goto out;
+    if (!c->n.ours) {
+        if (c->o.dev_set)
+            rc = zc__cap_refuse(c, -ZC_EFORMAT,
+                                "%s: no event of device %" PRIu32 ":%" PRIu32,
+                                c->o.input, c->o.dev >> 20, c->o.dev & 0xfffff);
+        else
+            rc = zc__cap_refuse(c, -ZC_EFORMAT, "%s: no event of any device",
+                                c->o.input);
+        goto out;
+    }
+    rc = zc__cap_close_outputs(c);
+out:
+    if (in)
+        fclose(in);
+    return rc;
+}
+
+int zc_tracefs_convert(const zc_tracefs_options *opt, zc_tracefs_summary *sum,
+                       char *err, size_t errlen)
+{
+    struct zc__cap *c;
+    int rc;
+
+    if (err && errlen)
+        err[0] = '\0';
+    if (sum)
+        memset(sum, 0, sizeof(*sum));
+    if (!opt) {
+        if (err && errlen)
+            snprintf(err, errlen, "no options");
+        if (sum)
+            sum->bad_input = true;
+        return -ZC_EINVAL;
+    }
+    if (!(c = calloc(1, sizeof(*c)))) {
+        if (err && errlen)
+            snprintf(err, errlen, "out of memory");
+        return -ZC_ENOMEM;
+    }
+    c->o = *opt;
+    c->image_fd = -1;
+    rc = check_options(c);
+    if (!rc)
+        rc = convert(c);
+    if (rc)
+        zc__cap_abandon_outputs(c);
+    zc__cap_resident_summary(c);
+    c->n.dev = c->o.dev;
+    if (sum)
+        *sum = c->n;
+    if (rc && err && errlen)
+        snprintf(err, errlen, "%s", c->msg ? c->msg : "out of memory");
+    zc__cap_pagecache_free(c);
+    zc__cap_contents_free(c);
+    free(c->samples);
+    free(c->line);
+    free(c->msg);
+    free(c);
+    return rc;
+}

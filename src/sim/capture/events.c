@@ -1,0 +1,407 @@
+/*
+ * sim/capture/events.c - one line of a tracefs capture: which task, CPU
+ * and time, which event, and the event's details parsed and checked
+ * before any stage acts on them.
+ *
+ * The two layouts of a line:
+ *
+ *   trace_pipe:  "   TASK-PID   [CPU] FLAGS SECONDS.FRACTION: EVENT: DETAILS"
+ *   trace-cmd:   "[INSTANCE:] TASK-PID [CPU] SECONDS.FRACTION: EVENT: DETAILS"
+ *
+ * The task name may hold blanks and dashes (the pid follows the last
+ * dash before the CPU); `trace-cmd report` adds header lines ("cpus=2",
+ * "CPU 1 is empty", ...), which are skipped, as are comments and blank
+ * lines.  The details differ by event: filemap events print "dev=7:0" or
+ * "dev 7:0" and the inode in hex, ext4 events "dev 7,0" and the inode in
+ * decimal.  Numbers are parsed by hand, not by sscanf, so that every
+ * overflow is bad input rather than a wrapped value.
+ *
+ * Times: nanoseconds since the first event line (at most 9 decimals).  The
+ * events of one CPU never go back in time (bad input); across CPUs, whose
+ * clocks may be a hair apart, accesses.c evens a reordering out.  Every
+ * event line is numbered in the order read (event_no): tracefs merges the
+ * CPUs by time, and pagecache.c orders adds and accesses by it.
+ *
+ * Lost events ("[LOST N EVENTS]", "EVENTS DROPPED") make the capture
+ * incomplete: bad input.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "capture.h"
+
+/* ---- numbers and fields ------------------------------------------------- */
+
+bool zc__cap_take_u64(const char **p, int base, const char *stop, uint64_t *v)
+{
+    const char *s = *p;
+    uint64_t x = 0;
+    int digits = 0;
+
+    if (base == 16 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        s += 2;
+    for (;; s++, digits++) {
+        unsigned d;
+        if (*s >= '0' && *s <= '9')
+            d = (unsigned)(*s - '0');
+        else if (base == 16 && *s >= 'a' && *s <= 'f')
+            d = (unsigned)(*s - 'a' + 10);
+        else if (base == 16 && *s >= 'A' && *s <= 'F')
+            d = (unsigned)(*s - 'A' + 10);
+        else
+            break;
+        if (x > (UINT64_MAX - d) / (unsigned)base)
+            return false;
+        x = x * (unsigned)base + d;
+    }
+    if (!digits || (*s && *s != ' ' && *s != '\t' && !strchr(stop, *s)))
+        return false;
+    *p = s;
+    *v = x;
+    return true;
+}
+
+/* The value of field `key` in an event's details, written "key=value" or
+ * "key value" (filemap and ext4 events differ), or NULL. */
+static const char *field(const char *d, const char *key)
+{
+    size_t len = strlen(key);
+
+    for (const char *s = d; (s = strstr(s, key)) != NULL; s += len) {
+        if (s != d && s[-1] != ' ' && s[-1] != '\t')
+            continue;
+        if (s[len] == '=')
+            return s + len + 1;
+        if (s[len] == ' ')
+            return s + len + strspn(s + len, " ");
+    }
+    return NULL;
+}
+
+static bool field_u64(const char *d, const char *key, int base, uint64_t *v)
+{
+    const char *s = field(d, key);
+
+    return s && zc__cap_take_u64(&s, base, "", v);
+}
+
+/* "MAJ:MIN" or "MAJ,MIN" (ext4 prints a comma) into a dev_t. */
+static bool take_dev(const char **p, uint32_t *dev)
+{
+    uint64_t maj, min;
+
+    if (!zc__cap_take_u64(p, 10, ":,", &maj) || (**p != ':' && **p != ','))
+        return false;
+    ++*p;
+    if (!zc__cap_take_u64(p, 10, "", &min) || maj >= 4096 || min >= (1u << 20))
+        return false;
+    *dev = (uint32_t)(maj << 20 | min);
+    return true;
+}
+
+static bool field_dev(const char *d, uint32_t *dev)
+{
+    const char *s = field(d, "dev");
+
+    return s && take_dev(&s, dev);
+}
+
+bool zc__cap_our_dev(struct zc__cap *c, uint32_t dev)
+{
+    if (!c->o.dev_set && dev != c->o.bdevfs) {
+        c->o.dev = dev;
+        c->o.dev_set = true;
+    }
+    if (!c->o.dev_set || dev != c->o.dev)
+        return false;
+    c->n.ours++;
+    return true;
+}
+
+/* ---- the events ---------------------------------------------------------- */
+
+/* "dev MAJ:MIN ino HEX pfn=0x.. ofs=BYTES order=K" (order: absent on
+ * kernels before large folios) */
+static int filemap(struct zc__cap *c, bool add, const char *d, const char *comm,
+                   uint32_t pid)
+{
+    const char *what = "a filemap add/delete event that does not parse";
+    uint32_t sdev;
+    uint64_t ino, ofs, order = 0, pages;
+
+    if (!field_dev(d, &sdev) || !field_u64(d, "ino", 16, &ino) ||
+        !field_u64(d, "ofs", 10, &ofs) ||
+        (field(d, "order") && !field_u64(d, "order", 10, &order)) ||
+        order > ZC__CAP_MAX_ORDER || ofs % ZC__CAP_PAGE)
+        return zc__cap_bad(c, what);
+    pages = 1ull << order;
+    if (ofs > UINT64_MAX - (pages * ZC__CAP_PAGE - 1))
+        return zc__cap_bad(c, "a filemap add/delete event whose folio runs "
+                              "past 2^64 bytes");
+    return zc__cap_folio(c, add, sdev, ino, ofs / ZC__CAP_PAGE, pages, comm,
+                         pid);
+}
+
+/* "MAJ,MIN RWBS SECTOR + COUNT [COMM]" */
+static int bio(struct zc__cap *c, const char *d, unsigned cpu, uint32_t pid,
+               uint64_t rel)
+{
+    const char *what = "a block_bio_queue event that does not parse";
+    const char *p = d + strspn(d, " ");
+    uint32_t dev;
+    uint64_t sector, count;
+    char rwbs[16];
+    size_t len;
+    int rc;
+
+    if (!take_dev(&p, &dev))
+        return zc__cap_bad(c, what);
+    p += strspn(p, " ");
+    len = strcspn(p, " ");
+    if (!len || len >= sizeof(rwbs))
+        return zc__cap_bad(c, what);
+    if (strspn(p, "RWDFSMAN") != len) /* blkparse's RWBS letters */
+        return zc__cap_bad(c, "a block_bio_queue event with an RWBS other "
+                              "than blkparse's letters RWDFSMAN");
+    memcpy(rwbs, p, len);
+    rwbs[len] = '\0';
+    p += len + strspn(p + len, " ");
+    if (!zc__cap_take_u64(&p, 10, "", &sector))
+        return zc__cap_bad(c, what);
+    p += strspn(p, " ");
+    if (*p++ != '+')
+        return zc__cap_bad(c, what);
+    p += strspn(p, " ");
+    if (!zc__cap_take_u64(&p, 10, "", &count) || count > UINT32_MAX ||
+        sector > (UINT64_MAX >> 9) - count)
+        return zc__cap_bad(c, what);
+    if (!zc__cap_our_dev(c, dev)) {
+        c->n.other++;
+        return 0;
+    }
+    c->n.bios++;
+    if (count && strchr(rwbs, 'D') == NULL) /* discards touch no pages */
+        for (uint64_t pg = sector * 512 / ZC__CAP_PAGE;
+             pg <= ((sector + count) * 512 - 1) / ZC__CAP_PAGE; pg++)
+            if ((rc = zc__cap_key(c, dev, 0, pg, 0)))
+                return rc;
+    return zc__cap_blkparse(c, dev, cpu, pid, rel, rwbs, sector, count,
+                            strchr(p, '['));
+}
+
+/* get_pages, map_pages: "dev=MAJ:MIN ino=HEX ofs=FIRST-LAST" (bytes);
+ * fault: "dev=MAJ:MIN ino=HEX ofs=BYTES"; ext4 writes: "dev MAJ,MIN ino
+ * DEC pos BYTES len BYTES". */
+static int on_access(struct zc__cap *c, enum zc__cap_access_kind kind,
+                     const char *d, uint64_t rel, uint32_t pid)
+{
+    const char *what = kind == ZC__CAP_WRITE
+                           ? "an ext4 write_begin event that does not parse"
+                           : "a filemap access event that does not parse";
+    uint32_t dev;
+    uint64_t ino, first, last, end;
+
+    if (!field_dev(d, &dev))
+        return zc__cap_bad(c, what);
+    if (kind == ZC__CAP_WRITE) {
+        uint64_t pos, len;
+        if (!field_u64(d, "pos", 10, &pos) || !field_u64(d, "len", 10, &len) ||
+            !field_u64(d, "ino", 10, &ino) || pos > UINT64_MAX / 2 ||
+            len > UINT32_MAX)
+            return zc__cap_bad(c, what);
+        if (!len) {
+            c->n.other++;
+            return 0;
+        }
+        first = pos / ZC__CAP_PAGE;
+        last = (pos + len - 1) / ZC__CAP_PAGE;
+        end = pos + len;
+    } else {
+        const char *v = field(d, "ofs");
+        uint64_t a, b = 0;
+        if (!field_u64(d, "ino", 16, &ino) || !v ||
+            !zc__cap_take_u64(&v, 10, "-", &a) || a % ZC__CAP_PAGE ||
+            a > UINT64_MAX / 2)
+            return zc__cap_bad(c, what);
+        if (kind == ZC__CAP_FAULT) {
+            b = a + ZC__CAP_PAGE - 1;
+        } else if (*v++ != '-' || !zc__cap_take_u64(&v, 10, "", &b) || b < a ||
+                   b > UINT64_MAX / 2 || (b + 1) % ZC__CAP_PAGE) {
+            return zc__cap_bad(c, what);
+        }
+        first = a / ZC__CAP_PAGE;
+        last = b / ZC__CAP_PAGE;
+        end = (last + 1) * ZC__CAP_PAGE;
+    }
+    if (!zc__cap_our_dev(c, dev)) {
+        c->n.other++;
+        return 0;
+    }
+    return zc__cap_access(c, kind, dev, ino, first, last, end, rel, pid);
+}
+
+/* The event `name` with its details d. */
+static int event(struct zc__cap *c, const char *name, const char *d,
+                 const char *task, uint32_t pid, unsigned cpu, uint64_t rel)
+{
+    static const struct {
+        const char *name;
+        enum zc__cap_access_kind kind;
+    } accesses[] = {
+        {"mm_filemap_get_pages", ZC__CAP_READ},
+        {"mm_filemap_map_pages", ZC__CAP_MAPPED_RANGE},
+        {"mm_filemap_fault", ZC__CAP_FAULT},
+        {"ext4_da_write_begin", ZC__CAP_WRITE},
+        {"ext4_write_begin", ZC__CAP_WRITE},
+    };
+
+    if (!strcmp(name, "block_bio_queue"))
+        return bio(c, d, cpu, pid, rel);
+    if (!strcmp(name, "mm_filemap_add_to_page_cache"))
+        return filemap(c, true, d, task, pid);
+    if (!strcmp(name, "mm_filemap_delete_from_page_cache"))
+        return filemap(c, false, d, task, pid);
+    for (size_t i = 0; i < sizeof(accesses) / sizeof(accesses[0]); i++)
+        if (!strcmp(name, accesses[i].name))
+            return on_access(c, accesses[i].kind, d, rel, pid);
+    if (strstr(name, "_reclaim_begin"))
+        return zc__cap_reclaim(c, pid, +1);
+    if (strstr(name, "_reclaim_end"))
+        return zc__cap_reclaim(c, pid, -1);
+    if (!strcmp(name, "tracing_mark_write"))
+        c->n.markers++;
+    else
+        c->n.other++;
+    return 0;
+}
+
+/* ---- lines -----------------------------------------------------------------
+ */
+
+/* Lines of `trace-cmd report` that are no events. */
+static bool report_header(const char *p)
+{
+    return !strncmp(p, "cpus=", 5) || !strncmp(p, "version = ", 10) ||
+           (!strncmp(p, "CPU ", 4) && strstr(p, " is empty")) ||
+           !strncmp(p, "trace-cmd:", 10);
+}
+
+/* The CPU field: the first " [digits]", or NULL. */
+static char *cpu_field(char *p)
+{
+    char *s;
+
+    for (s = strstr(p, " ["); s; s = strstr(s + 1, " [")) {
+        size_t d = strspn(s + 2, "0123456789");
+        if (d && s[2 + d] == ']')
+            break;
+    }
+    return s;
+}
+
+/* "SECONDS.FRACTION:" at *p into *t_ns; *p moved to the colon.  NULL, or
+ * what is wrong. */
+static const char *timestamp(const char **p, uint64_t *t_ns)
+{
+    const char *c = *p;
+    uint64_t sec, frac = 0;
+    int digits = 0;
+
+    if (!zc__cap_take_u64(&c, 10, ".", &sec) || *c != '.' ||
+        sec > UINT64_MAX / 1000000000u - 1)
+        return "no timestamp";
+    for (c++; *c >= '0' && *c <= '9'; c++, digits++)
+        if (digits < 9)
+            frac = frac * 10 + (uint64_t)(*c - '0');
+    if (*c != ':' || !digits)
+        return "no timestamp";
+    if (digits > 9)
+        return "a timestamp with more than 9 decimals (finer than ns)";
+    for (; digits < 9; digits++)
+        frac *= 10;
+    *t_ns = sec * 1000000000u + frac;
+    *p = c;
+    return NULL;
+}
+
+/* The time of an event of CPU cpu, checked against the first event's and
+ * the CPU's previous one: 0 and *rel, ns since the first event. */
+static int event_time(struct zc__cap *c, unsigned cpu, uint64_t t_ns,
+                      uint64_t *rel)
+{
+    if (!c->have_t0) {
+        c->t0_ns = t_ns;
+        c->have_t0 = true;
+    }
+    if (t_ns < c->t0_ns)
+        return zc__cap_bad(c, "an event older than the first one (clocks of "
+                              "the CPUs disagree: record with trace_clock "
+                              "mono)");
+    if (t_ns < c->cpu_last[cpu])
+        return zc__cap_bad(c, "time goes backwards: an event older than its "
+                              "CPU's previous one");
+    c->cpu_last[cpu] = t_ns;
+    *rel = t_ns - c->t0_ns;
+    return 0;
+}
+
+int zc__cap_line(struct zc__cap *c, char *s)
+{
+    char *p, *q, *cpu_open, *task;
+    const char *v, *why;
+    uint64_t pid, cpu, t_ns, rel = 0;
+    int rc;
+
+    s[strcspn(s, "\r\n")] = '\0';
+    p = s + strspn(s, " \t");
+    if (*p == '#' || *p == '\0' || report_header(p))
+        return 0;
+    if ((strstr(p, "[LOST ") && strstr(p, " EVENTS]")) ||
+        strstr(p, "EVENTS DROPPED"))
+        return zc__cap_bad(c, "the recording lost events (its buffer "
+                              "overflowed): it is incomplete");
+    if (!(cpu_open = cpu_field(p)))
+        return zc__cap_bad(c, "not a tracefs event line");
+    *cpu_open = '\0';
+    /* TASK-PID: the pid is after the last dash.  trace-cmd puts
+     * "INSTANCE:" and blanks before it. */
+    if (!(q = strrchr(p, '-')))
+        return zc__cap_bad(c, "no TASK-PID before the CPU");
+    *q = '\0';
+    v = q + 1;
+    if (!zc__cap_take_u64(&v, 10, "", &pid) || v[strspn(v, " ")] ||
+        pid > UINT32_MAX)
+        return zc__cap_bad(c, "no TASK-PID before the CPU");
+    task = p + strspn(p, " ");
+    q = task + strcspn(task, " ");
+    if (q > task && q[-1] == ':' && q[strspn(q, " ")]) /* "INSTANCE:" */
+        task = q + strspn(q, " ");
+    v = cpu_open + 2;
+    if (!zc__cap_take_u64(&v, 10, "]", &cpu))
+        return zc__cap_bad(c, "a bad CPU number");
+    if (cpu >= ZC__CAP_MAX_CPUS)
+        return zc__cap_bad(c, "a CPU number beyond 8191");
+    /* Optional flags (trace_pipe), then the timestamp "S.F:" */
+    p = (char *)v + 1;
+    p += strspn(p, " ");
+    q = p + strcspn(p, " ");
+    if (q > p && q[-1] != ':')
+        p = q + strspn(q, " ");
+    v = p;
+    if ((why = timestamp(&v, &t_ns)) != NULL)
+        return zc__cap_bad(c, why);
+    if ((rc = event_time(c, (unsigned)cpu, t_ns, &rel)))
+        return rc;
+    p = (char *)v + 1;
+    p += strspn(p, " ");
+    q = strchr(p, ':');
+    if (!q || q == p)
+        return zc__cap_bad(c, "no event name");
+    *q++ = '\0';
+    q += strspn(q, " ");
+    c->n.lines++;
+    c->event_no++;
+    return event(c, p, q, task, (uint32_t)pid, (unsigned)cpu, rel);
+}

@@ -1,0 +1,398 @@
+/*
+ * sim/capture/outputs.c - the files a conversion writes, and the one rule
+ * for removing them when it fails.
+ *
+ *   blkparse     text written here: comment lines saying it was made from
+ *                tracefs events (not by blktrace), then one line per Q
+ *                event in blkparse's default format, sequence numbers per
+ *                CPU; zstd-compressed (level 19, with its checksum) when
+ *                the path ends in .zst
+ *   pack         zc_pack_writer; its keys are mapped when the streams are
+ *                finished (contents.c), the image read in key order
+ *   kernel ops   zc_ops_writer (text when the path ends in .txt), the
+ *                pack's contents referred to by id; each pool initialised
+ *                before its first op
+ *   access       zc_access_writer (text when .txt); its header names the
+ *                pack and the pack's identity, memory_limit, read_ahead_kb
+ *   inodes       "ex <INO>" lines, ascending
+ *
+ * Removal: a failed conversion removes the outputs it opened for writing
+ * (so created, or truncated: their old contents are gone either way) that
+ * were regular files, by their identity as fstat saw it after the open,
+ * and only if lstat at removal shows that very file: never a device node,
+ * a FIFO, standard output, or a symlink (lstat shows the link, and its
+ * target stays).  The library's writers open their files themselves, so
+ * claim() opens each such path first to learn its identity.  The streams
+ * still open are abandoned, not finished: no end record is written, so a
+ * stream read from a FIFO or standard output stays incomplete.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "capture.h"
+#include "pack/pack.h"
+#include "trace/access.h"
+#include "zct/zct.h"
+
+/* ---- what a failure may remove ---------------------------------------------
+ */
+
+/* fd: path, just opened for writing.  Remember it if it is a regular
+ * file. */
+static void own_fd(struct zc__cap *c, const char *path, int fd)
+{
+    struct stat st;
+
+    if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+        c->nowned == sizeof(c->owned) / sizeof(c->owned[0]))
+        return;
+    c->owned[c->nowned++] = (struct zc__cap_owned){path, st.st_dev, st.st_ino};
+}
+
+/* Open path for writing (creating it) and remember it as own_fd() does,
+ * before a library writer opens it again.  Only a regular file or a new
+ * one: opening and closing a FIFO would end its reader's input.  (The
+ * fstat decides; O_NONBLOCK keeps a FIFO made meanwhile from hanging.) */
+static void claim(struct zc__cap *c, const char *path)
+{
+    struct stat st;
+    int fd;
+
+    if (!path || !strcmp(path, "-") ||
+        (!stat(path, &st) && !S_ISREG(st.st_mode)))
+        return;
+    fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+              0666);
+    if (fd >= 0) {
+        own_fd(c, path, fd);
+        close(fd);
+    }
+}
+
+static void remove_outputs(struct zc__cap *c)
+{
+    for (size_t i = 0; i < c->nowned; i++) {
+        struct stat st;
+        if (!lstat(c->owned[i].path, &st) && S_ISREG(st.st_mode) &&
+            st.st_dev == c->owned[i].dev && st.st_ino == c->owned[i].ino)
+            unlink(c->owned[i].path);
+    }
+    c->nowned = 0;
+}
+
+/* ---- blkparse text, plain or zstd ------------------------------------------
+ */
+
+struct zc__cap_text {
+    FILE *f;
+    ZSTD_CCtx *z;
+    const char *path;
+    char buf[1 << 16];
+};
+
+static bool ends_with(const char *s, const char *tail)
+{
+    size_t a = strlen(s), b = strlen(tail);
+
+    return a >= b && !strcmp(s + a - b, tail);
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* Write what zstd made of the input so far (mode: continue or end). */
+static int text_zstd(struct zc__cap *c, struct zc__cap_text *w,
+                     ZSTD_inBuffer *in, ZSTD_EndDirective mode)
+{
+    size_t left;
+
+    do {
+        ZSTD_outBuffer ob = {w->buf, sizeof(w->buf), 0};
+        left = ZSTD_compressStream2(w->z, &ob, in, mode);
+        if (ZSTD_isError(left))
+            return zc__cap_fail(c, -ZC_EIO, "%s: zstd: %s", w->path,
+                                ZSTD_getErrorName(left));
+        if (fwrite(w->buf, 1, ob.pos, w->f) != ob.pos)
+            return zc__cap_fail(c, -ZC_EIO, "%s: write error", w->path);
+    } while (mode == ZSTD_e_end ? left != 0 : in->pos < in->size);
+    return 0;
+}
+
+static int text_write(struct zc__cap *c, struct zc__cap_text *w, const void *p,
+                      size_t len)
+{
+    ZSTD_inBuffer in = {p, len, 0};
+
+    if (w->z)
+        return len ? text_zstd(c, w, &in, ZSTD_e_continue) : 0;
+    if (fwrite(p, 1, len, w->f) != len)
+        return zc__cap_fail(c, -ZC_EIO, "%s: write error", w->path);
+    return 0;
+}
+
+static int text_printf(struct zc__cap *c, struct zc__cap_text *w,
+                       const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int text_printf(struct zc__cap *c, struct zc__cap_text *w,
+                       const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    int len;
+
+    va_start(ap, fmt);
+    len = vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    if (len < 0 || (size_t)len >= sizeof(line))
+        return zc__cap_fail(c, -ZC_ENOSPC, "%s: a line too long to write",
+                            w->path);
+    return text_write(c, w, line, (size_t)len);
+}
+
+static int text_open(struct zc__cap *c, const char *path)
+{
+    struct zc__cap_text *w = calloc(1, sizeof(*w));
+
+    if (!w)
+        return zc__cap_nomem(c);
+    c->bp = w;
+    w->path = path;
+    w->f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+    if (!w->f)
+        return zc__cap_fail(c, -ZC_EIO, "%s: %s", path, strerror(errno));
+    if (w->f != stdout)
+        own_fd(c, path, fileno(w->f));
+    if (ends_with(path, ".zst") &&
+        (!(w->z = ZSTD_createCCtx()) ||
+         ZSTD_isError(
+             ZSTD_CCtx_setParameter(w->z, ZSTD_c_compressionLevel, 19)) ||
+         ZSTD_isError(ZSTD_CCtx_setParameter(w->z, ZSTD_c_checksumFlag, 1))))
+        return zc__cap_fail(c, -ZC_ENOMEM, "%s: zstd cannot start", path);
+    return 0;
+}
+
+/* Free the blkparse writer: finished (its zstd frame ended, the file
+ * closed, every error told), or abandoned as it is. */
+static int text_close(struct zc__cap *c, bool finish)
+{
+    struct zc__cap_text *w = c->bp;
+    int rc = 0;
+
+    c->bp = NULL;
+    if (w->f && finish && w->z) {
+        ZSTD_inBuffer in = {NULL, 0, 0};
+        rc = text_zstd(c, w, &in, ZSTD_e_end);
+    }
+    ZSTD_freeCCtx(w->z);
+    if (w->f && (w->f == stdout ? fflush(w->f) : fclose(w->f)) && finish && !rc)
+        rc = zc__cap_fail(c, -ZC_EIO, "%s: write error", w->path);
+    free(w);
+    return rc;
+}
+
+int zc__cap_blkparse(struct zc__cap *c, uint32_t dev, unsigned cpu,
+                     uint32_t pid, uint64_t rel, const char *rwbs,
+                     uint64_t sector, uint64_t count, const char *comm)
+{
+    if (!c->bp)
+        return 0;
+    return text_printf(c, c->bp,
+                       "%3u,%-3u %2u %8" PRIu64 " %5" PRIu64 ".%09" PRIu64
+                       " %5u  Q %3s %" PRIu64 " + %" PRIu64 " %s\n",
+                       dev >> 20, dev & 0xfffff, cpu, ++c->seq[cpu],
+                       rel / 1000000000, rel % 1000000000, pid, rwbs, sector,
+                       count, comm ? comm : "[?]");
+}
+
+/* ---- the streams
+ * --------------------------------------------------------------- */
+
+static int open_ops(struct zc__cap *c)
+{
+    zc_ops_writer_options wo = {.page_size = ZC__CAP_PAGE,
+                                .level = c->o.level ? c->o.level : -1,
+                                .window = 65536,
+                                .pack = c->pw};
+    char err[512], meta[1024];
+    int rc;
+
+    snprintf(meta, sizeof(meta),
+             "format=tracefs-filemap\nsource=%s\nimage=%s\n"
+             "pools=0 the file system (key inode), 1 the block device's "
+             "metadata pages\n",
+             base_name(c->o.input), base_name(c->o.image));
+    wo.text = ends_with(c->o.kernel_ops, ".txt");
+    wo.meta = meta;
+    if ((rc = zc_ops_writer_open(c->o.kernel_ops, &wo, &c->ops, err,
+                                 sizeof(err))))
+        return zc__cap_fail(c, rc, "%s", err);
+    return 0;
+}
+
+static int open_access(struct zc__cap *c)
+{
+    zc_access_writer_options ao = {.page_size = ZC__CAP_PAGE,
+                                   .text = ends_with(c->o.access, ".txt")};
+    char err[512], meta[1024];
+    int len, rc;
+
+    len = snprintf(meta, sizeof(meta), "format=tracefs-access\nsource=%s\n",
+                   base_name(c->o.input));
+    if (c->pw) /* the pack's name and identity */
+        len += snprintf(meta + len, sizeof(meta) - (size_t)len,
+                        "pack=%s\npack_id=%016" PRIx64 "\n",
+                        base_name(c->o.pack), zc_pack_writer_id(c->pw));
+    if (c->o.memory_limit_set)
+        len += snprintf(meta + len, sizeof(meta) - (size_t)len,
+                        "memory_limit=%" PRIu64 "\n", c->o.memory_limit);
+    if (c->o.read_ahead_set)
+        len += snprintf(meta + len, sizeof(meta) - (size_t)len,
+                        "read_ahead_kb=%" PRIu64 "\n", c->o.read_ahead_kb);
+    if (len < 0 || (size_t)len >= sizeof(meta))
+        return zc__cap_refuse(c, -ZC_EINVAL,
+                              "the access stream's header is too long");
+    ao.meta = meta;
+    if ((rc =
+             zc_access_writer_open(c->o.access, &ao, &c->aw, err, sizeof(err))))
+        return zc__cap_fail(c, rc, "%s", err);
+    return 0;
+}
+
+int zc__cap_open_outputs(struct zc__cap *c)
+{
+    char err[512];
+    int rc;
+
+    if (c->o.blkparse &&
+        ((rc = text_open(c, c->o.blkparse)) ||
+         (rc = text_printf(c, c->bp,
+                           "# blkparse default text format, made by "
+                           "zcache-tracefs from tracefs events\n"
+                           "# (block:block_bio_queue, the Q event) of %s; "
+                           "not blktrace output.\n"
+                           "# Times are relative to the trace's first event; "
+                           "sequence numbers count per CPU.\n",
+                           base_name(c->o.input)))))
+        return rc;
+    claim(c, c->o.pack);
+    claim(c, c->o.kernel_ops);
+    claim(c, c->o.access);
+    if (c->o.pack && (rc = zc_pack_writer_open(c->o.pack, ZC__CAP_PAGE, 0,
+                                               &c->pw, err, sizeof(err))))
+        return zc__cap_fail(c, rc, "%s", err);
+    if ((c->o.kernel_ops && (rc = open_ops(c))) ||
+        (c->o.access && (rc = open_access(c))))
+        return rc;
+    return 0;
+}
+
+int zc__cap_emit(struct zc__cap *c, const zc_op *op)
+{
+    int rc;
+
+    if (!c->ops)
+        return 0;
+    if (!c->pool_init[op->pool]) {
+        zc_op init = {
+            .kind = ZC_OP_INIT_FS, .pool = op->pool, .page_size = ZC__CAP_PAGE};
+        if ((rc = zc_ops_write(c->ops, &init)))
+            return zc__cap_fail(c, rc, "%s", zc_ops_writer_error(c->ops));
+        c->pool_init[op->pool] = true;
+    }
+    if ((rc = zc_ops_write(c->ops, op)))
+        return zc__cap_fail(c, rc, "%s", zc_ops_writer_error(c->ops));
+    return 0;
+}
+
+int zc__cap_write_resident(struct zc__cap *c, uint64_t rel, uint64_t pages)
+{
+    int rc;
+
+    if (c->aw && (rc = zc_access_write_resident(c->aw, rel, c->o.dev, pages)))
+        return zc__cap_fail(c, rc, "%s", zc_access_writer_error(c->aw));
+    return 0;
+}
+
+int zc__cap_write_access(struct zc__cap *c, const zc_request *req)
+{
+    int rc;
+
+    if (c->aw && (rc = zc_access_write(c->aw, req)))
+        return zc__cap_fail(c, rc, "%s", zc_access_writer_error(c->aw));
+    return 0;
+}
+
+/* ---- the end
+ * ------------------------------------------------------------------- */
+
+static int write_inodes(struct zc__cap *c)
+{
+    FILE *f = fopen(c->o.inodes, "w");
+    uint64_t *list = NULL;
+    size_t len = 0;
+
+    if (!f)
+        return zc__cap_fail(c, -ZC_EIO, "%s: %s", c->o.inodes, strerror(errno));
+    own_fd(c, c->o.inodes, fileno(f));
+    if (zc__cap_named_inodes(c, &list, &len)) {
+        fclose(f);
+        return zc__cap_fail(c, -ZC_ENOMEM, "%s: out of memory", c->o.inodes);
+    }
+    for (size_t i = 0; i < len; i++)
+        fprintf(f, "ex <%" PRIu64 ">\n", list[i]);
+    free(list);
+    if (fclose(f))
+        return zc__cap_fail(c, -ZC_EIO, "%s: write error", c->o.inodes);
+    return 0;
+}
+
+int zc__cap_close_outputs(struct zc__cap *c)
+{
+    char err[512];
+    int rc;
+
+    if (c->bp && (rc = text_close(c, true)))
+        return rc;
+    rc = zc_ops_writer_close(c->ops, err, sizeof(err));
+    c->ops = NULL;
+    if (rc)
+        return zc__cap_fail(c, rc, "%s", err);
+    rc = zc_access_writer_close(c->aw, err, sizeof(err));
+    c->aw = NULL;
+    if (rc)
+        return zc__cap_fail(c, rc, "%s", err);
+    if ((rc = zc__cap_map_keys(c))) /* after the ops writer: it adds the
+                                       puts' contents */
+        return rc;
+    rc = zc_pack_writer_close(c->pw, err, sizeof(err));
+    c->pw = NULL;
+    if (rc)
+        return zc__cap_fail(c, rc, "%s", err);
+    return c->o.inodes ? write_inodes(c) : 0;
+}
+
+void zc__cap_abandon_outputs(struct zc__cap *c)
+{
+    if (c->bp)
+        text_close(c, false);
+    zc__ops_writer_abandon(c->ops);
+    zc__access_writer_abandon(c->aw);
+    zc__pack_writer_abandon(c->pw);
+    c->ops = NULL;
+    c->aw = NULL;
+    c->pw = NULL;
+    remove_outputs(c);
+}
