@@ -993,6 +993,239 @@ ZC_API int zc_tracefs_convert(const zc_tracefs_options *opt,
                               size_t errlen);
 
 /* ------------------------------------------------------------------------
+ * Fidelity: a page-cache model set beside the kernel's page cache
+ * ------------------------------------------------------------------------ */
+
+/*
+ * A recording (traces/README.md) holds one run twice: NAME.zca, the access
+ * stream (what the programs asked of the page cache, with samples of the
+ * kernel's resident page count), and NAME.kernel.zct, the kernel's own
+ * page-cache stream (a page added is a get, a page reclaimed a put).  A
+ * fidelity run replays the access stream through page-cache models and
+ * sets what each does beside what the kernel did, for two sizes of the
+ * model's page cache (zc_fidelity_size), on these measures:
+ *
+ *   kernel gets, puts  pages brought in (GET ops, and invalidate_page ops
+ *       flagged ZC_OP_WRITE_MISS: a write that missed) and evictions (PUT
+ *       ops) of the kernel stream's pool 0, the file system; its other
+ *       pools (the block device's page cache: ext4's metadata, which the
+ *       access stream cannot see) count apart as meta gets and puts.
+ *       Invalidations are neither.
+ *   model gets, puts   the same of the model's op stream: its read misses,
+ *       readahead and write misses; its evictions.
+ *   evicted overlap    the share of the kernel's pool-0 evictions that the
+ *       model also makes at about the same point (zc_fidelity_match()),
+ *       within a window of the median resident count: a page evicted a
+ *       whole cache turnover apart is another event.
+ *   curve              per zcache capacity: the zcache hits and gets of the
+ *       kernel stream's pool 0 played into a zcache of that capacity (the
+ *       other pools are left out: the model cannot see them), and of the
+ *       access stream replayed through the model into one; the same
+ *       configuration on both sides, contents from the recording's pack.
+ *
+ * The model's op stream does not depend on the zcache behind it, so its
+ * gets, puts and evictions are taken from its first replay; later replays
+ * add curve points, and a row says if they disagreed (drift).  Invariant:
+ * a kernel stream that is the lru model's own op stream at a constant
+ * capacity C (zc_session_ops_writer()) beside an access stream whose
+ * samples are all C gives model == kernel on every measure and an overlap
+ * of 1, in both size modes.
+ *
+ * Nothing here prints or exits: errors are a -ZC_E* code and a one-line
+ * message naming the file at fault.  Not thread-safe: one object per
+ * thread.
+ */
+
+/**
+ * The median of the resident samples, defined once: samples[n] are a
+ * recording's samples of the kernel's resident page count, each counted
+ * once (a sample is a change of the count of its file system, as the
+ * recorder writes them).  Sorts samples ascending in place (so samples[0]
+ * and samples[n - 1] are the least and the greatest) and returns the
+ * upper median, samples[n / 2]; 0 when n is 0.  NAME.info's median
+ * (zcache-tracefs) and the fidelity window are this number.
+ */
+ZC_API uint64_t zc_resident_median(uint64_t *samples, size_t n);
+
+/** An evicted page of a file: (inode, page index). */
+typedef struct zc_fidelity_page {
+    uint64_t ino, index;
+} zc_fidelity_page;
+
+/**
+ * The eviction matcher: how many of the kernel's evictions kernel[nkernel]
+ * (in order) the model's model[nmodel] (in order) also make.  Kernel
+ * eviction i, taken in order, matches the model eviction j of the same
+ * page, not matched before, with |i - j| <= window, the nearest one (the
+ * earlier on a tie).  Returns 0 and *matched; -ZC_EINVAL (NULL arrays with
+ * entries, NULL matched); -ZC_ENOMEM.
+ */
+ZC_API int zc_fidelity_match(const zc_fidelity_page *kernel, size_t nkernel,
+                             const zc_fidelity_page *model, size_t nmodel,
+                             uint64_t window, uint64_t *matched);
+
+/** How the model's page cache is sized. */
+typedef enum zc_fidelity_size {
+    /* it follows the kernel's resident count: before each request, the
+     * last sample of the request's file system; from the start, the
+     * stream's first sample (not a cache of 0) */
+    ZC_FIDELITY_SIZE_KERNEL,
+    /* fixed: zc_resident_median() of the samples */
+    ZC_FIDELITY_SIZE_MEDIAN,
+    ZC_FIDELITY_SIZES
+} zc_fidelity_size;
+
+/** "kernel" or "median" (the tools' spelling); NULL past the last. */
+ZC_API const char *zc_fidelity_size_name(unsigned size);
+
+/** Where a fidelity run is (zc_fidelity_progress). */
+typedef enum zc_fidelity_stage {
+    ZC_FIDELITY_STAGE_LOAD,   /* the access stream read into memory */
+    ZC_FIDELITY_STAGE_KERNEL, /* the kernel stream played into the zcaches */
+    ZC_FIDELITY_STAGE_REPLAY  /* a row's replay of the access stream */
+} zc_fidelity_stage;
+
+/** What a progress callback is told. */
+typedef struct zc_fidelity_step {
+    zc_fidelity_stage stage;
+    uint64_t done;         /* requests (ops) of the stage so far; 0: it
+                              starts */
+    uint64_t total;        /* REPLAY: the requests of a replay; else 0 */
+    size_t zcaches;        /* KERNEL: the zcaches fed */
+    const char *model;     /* REPLAY: the row's model, */
+    zc_fidelity_size size; /* its size, */
+    size_t replay;         /* and this replay's number, from 1, */
+    size_t replays;        /* of the row's replays */
+} zc_fidelity_step;
+
+/** Called at each stage's start and every 65536 requests (ops) in it; a
+ *  non-zero return stops the run with -ZC_ECANCELED. */
+typedef int (*zc_fidelity_progress)(void *ctx, const zc_fidelity_step *step);
+
+/** What to compare; zero fields take the defaults (those of
+ *  zcache-fidelity without options). */
+typedef struct zc_fidelity_options {
+    const char *const *models; /* page-cache models (a name given twice is
+                                  one row); NULL: every registered one */
+    size_t nmodels;
+    unsigned sizes;            /* bits 1 << ZC_FIDELITY_SIZE_*; 0: both */
+    const uint64_t *capacities; /* the curve's zcache capacities in bytes
+                                   (sorted, each once, in the result);
+                                   NULL: 256K, 1M, 4M, 16M, 64M */
+    size_t ncapacities;
+    bool no_curve;             /* no zcache behind either side */
+    const char *zcache;        /* the zcaches' configuration
+                                  (zc_config_parse()) but capacity; NULL:
+                                  the library's defaults */
+    const char *content;       /* the access stream's content source, as
+                                  zc_session_options.content */
+    bool read_ahead_set;       /* as zc_session_options */
+    uint64_t read_ahead_kb;
+    uint64_t memo_bytes;       /* a compression memo shared by every zcache
+                                  (each distinct content compressed once);
+                                  0: 1 GiB */
+    bool no_memo;              /* every zcache compresses */
+    zc_fidelity_progress progress;
+    void *progress_ctx;
+} zc_fidelity_options;
+
+/** One point of a row's curve. */
+typedef struct zc_fidelity_point {
+    uint64_t capacity_bytes;
+    uint64_t kernel_zc_hits, kernel_zc_gets; /* the kernel stream's pool 0 */
+    uint64_t model_zc_hits, model_zc_gets;   /* the row's model */
+} zc_fidelity_point;
+
+/** One model at one size. */
+typedef struct zc_fidelity_row {
+    const char *model;       /* a registry string */
+    zc_fidelity_size size;
+    uint64_t capacity_pages; /* the page cache's capacity (SIZE_KERNEL: at
+                                the start, the first sample) */
+    uint64_t gets, puts;     /* model gets and puts */
+    uint64_t readahead;      /* of the gets, pages read ahead */
+    uint64_t synthetic;      /* the most puts of one replay of pages the
+                                content source lacks (read ahead further
+                                than the recording read): synthetic bytes */
+    uint64_t matched;        /* kernel evictions the model matched */
+    double overlap;          /* matched / kernel_puts; -1 without kernel
+                                evictions */
+    bool drift;              /* a later replay's zcache gets or evictions
+                                differed from the op stream's (reported) */
+    const zc_fidelity_point *curve; /* ncapacities points */
+} zc_fidelity_row;
+
+/** A fidelity run's results; strings and arrays live as long as the
+ *  object.  Counts are 0 until zc_fidelity_compare() succeeded. */
+typedef struct zc_fidelity_result {
+    const char *recording;     /* as given */
+    const char *access_path;   /* NAME.zca */
+    const char *kernel_path;   /* NAME.kernel.zct */
+    const char *content;       /* the access stream's content source */
+    const char *zcache_spec;   /* "": the library's defaults */
+    size_t page_size;
+    bool read_ahead_known;     /* the models' readahead limit: */
+    uint64_t read_ahead_kb;
+    const char *read_ahead_from; /* "option", "header" or "default" (not
+                                    known: the model's own) */
+    uint64_t requests, accesses; /* of the access stream: its requests,
+                                    the pages they span */
+    uint64_t kernel_gets, kernel_puts;           /* pool 0 */
+    uint64_t kernel_meta_gets, kernel_meta_puts; /* the other pools */
+    size_t samples;            /* resident samples, each once */
+    uint64_t first_sample, median_sample; /* zc_resident_median() */
+    uint64_t window;           /* the matcher's: the median */
+    const uint64_t *capacities; /* the curve's, ascending */
+    size_t ncapacities;
+    const zc_fidelity_row *rows; /* each model in order, at each size */
+    size_t nrows;
+} zc_fidelity_result;
+
+typedef struct zc_fidelity zc_fidelity;
+
+/**
+ * Open the recording NAME (or NAME.zca, or NAME.kernel.zct) for a fidelity
+ * run: both streams must be regular files; the access stream is opened
+ * through a session (its content source resolved and checked), the kernel
+ * stream's header checked against it (its page size, its pack), the
+ * options checked.  No work yet: the paths and the content source are in
+ * zc_fidelity_get() (a tool refuses an output over an input now).
+ * Returns 0 and *out; -ZC_EIO (a file missing or unreadable); -ZC_EFORMAT
+ * (not an access stream, a damaged header); -ZC_EINVAL (bad options,
+ * another recording's pack, streams of two recordings); -ZC_ENOMEM; with
+ * a one-line message in err[errlen].
+ */
+ZC_API int zc_fidelity_open(const char *recording,
+                            const zc_fidelity_options *opt,
+                            zc_fidelity **out, char *err, size_t errlen);
+
+/**
+ * Compute every measure: the access stream read into memory once (with
+ * the sample each request saw), the kernel stream played once into every
+ * capacity's zcache, each row's replays.  Once per object.  Returns 0;
+ * -ZC_ECANCELED (the progress callback said stop); -ZC_EFORMAT, -ZC_EIO
+ * (a damaged stream; no resident samples); -ZC_ENOENT (a page the content
+ * source lacks); -ZC_EINVAL; -ZC_ENOMEM; with the message in
+ * zc_fidelity_error().
+ */
+ZC_API int zc_fidelity_compare(zc_fidelity *f);
+
+/** zc_fidelity_open() and zc_fidelity_compare() in one call: on failure
+ *  *out is NULL and the message is in err[errlen]. */
+ZC_API int zc_fidelity_run(const char *recording,
+                           const zc_fidelity_options *opt,
+                           zc_fidelity **out, char *err, size_t errlen);
+
+/** The results (NULL for NULL). */
+ZC_API const zc_fidelity_result *zc_fidelity_get(const zc_fidelity *f);
+
+/** The last error's message, or "". */
+ZC_API const char *zc_fidelity_error(const zc_fidelity *f);
+
+/** Free; NULL is fine. */
+ZC_API void zc_fidelity_free(zc_fidelity *f);
+
+/* ------------------------------------------------------------------------
  * Sessions: a recording opened, checked and replayed, in one object
  * ------------------------------------------------------------------------ */
 
