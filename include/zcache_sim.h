@@ -208,6 +208,12 @@ ZC_API const char *zc_access_writer_error(const zc_access_writer *w);
 ZC_API int zc_access_writer_close(zc_access_writer *w, char *err,
                                   size_t errlen);
 
+/** Close and free w without finishing the stream, after a failure part
+ *  way: no end record, so a reader (of a FIFO, of standard output) sees it
+ *  incomplete, never a cut stream passed off as whole; what was buffered
+ *  is flushed.  The file stays (its owner decides).  NULL is fine. */
+ZC_API void zc_access_writer_abandon(zc_access_writer *w);
+
 /* ------------------------------------------------------------------------
  * Content packs (.zcp): page contents stored once
  * ------------------------------------------------------------------------ */
@@ -258,6 +264,11 @@ ZC_API const char *zc_pack_writer_error(const zc_pack_writer *w);
 /** Write the blocks still open and the index, close, free.  Returns 0 or
  *  the first error (then the file is removed).  NULL is fine. */
 ZC_API int zc_pack_writer_close(zc_pack_writer *w, char *err, size_t errlen);
+
+/** Close and free w without finishing the pack, after a failure part way:
+ *  no open block and no index are written, so the file is no pack; it
+ *  stays, for its owner to remove or not.  NULL is fine. */
+ZC_API void zc_pack_writer_abandon(zc_pack_writer *w);
 
 /** Open a pack.  Returns 0; -ZC_EIO; -ZC_EFORMAT (not a pack, bad
  *  checksum, truncated: message in err); -ZC_ENOMEM. */
@@ -474,6 +485,11 @@ ZC_API const char *zc_ops_writer_error(const zc_ops_writer *w);
  *  whose writer failed must be treated as incomplete).  NULL is fine. */
 ZC_API int zc_ops_writer_close(zc_ops_writer *w, char *err, size_t errlen);
 
+/** Close and free w without finishing the stream, after a failure part
+ *  way (as zc_access_writer_abandon()): no end record, so a reader sees it
+ *  incomplete.  The file stays.  NULL is fine. */
+ZC_API void zc_ops_writer_abandon(zc_ops_writer *w);
+
 /* ---- reading ---- */
 
 typedef struct zc_ops_reader zc_ops_reader;
@@ -563,6 +579,12 @@ typedef struct zc_cost {
  *  negative).  All zero when zs or p is NULL. */
 ZC_API zc_cost zc_cost_of(const zc_stats *zs, double reads_saved,
                           const zc_prices *p);
+
+/** The zcache's capacity at share percent (0 to 100) of a memory of
+ *  `memory` bytes split with a page cache: whole pages of page_size
+ *  bytes, rounded down (the page cache gets the rest). */
+ZC_API uint64_t zc_share_capacity(uint64_t memory, double share,
+                                  size_t page_size);
 
 /* ---- fan-out: one op stream, many caches, in lockstep ---- */
 
@@ -1372,6 +1394,20 @@ ZC_API const char *zc_session_error(const zc_session *s);
 
 /** Close; NULL is fine.  The zcache, writer, sink and curve stay. */
 ZC_API void zc_session_close(zc_session *s);
+
+/**
+ * A zcache from spec (the zc_config_parse() spelling, on the library's
+ * defaults; NULL: "") for pages of page_size bytes (a page_size key in
+ * spec must agree), its capacity overridden by capacity when that is not
+ * 0, its memo (zc_config.memo) memo.  *cfg_out (may be NULL) gets the
+ * configuration it was made with (zc_config_format() writes it).  Returns
+ * 0; -ZC_EINVAL (a bad spec, another page size, a capacity above
+ * ZC_CAPACITY_MAX); -ZC_ENOMEM (one that does not fit); with a one-line
+ * message in err.
+ */
+ZC_API int zc_cache_open(const char *spec, size_t page_size, size_t capacity,
+                         zc_memo *memo, zc_config *cfg_out, zc_cache **out,
+                         char *err, size_t errlen);
 
 /** s as a JSON string into out[n], quoted: '"' and the backslash escaped,
  *  control characters as \u00XX, a byte that is not part of valid UTF-8

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "zcache_sim.h"
 
@@ -75,4 +76,12 @@ int cli_status(int rc)
                    rc == -ZC_EIO
                ? 2
                : 1;
+}
+
+double cli_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }

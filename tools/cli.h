@@ -32,6 +32,9 @@ _Noreturn void die_usage(const char *fmt, ...)
  *  and its value named, exit 2. */
 _Noreturn void die_too_many_pages(const char *opt, const char *value);
 
+/** Seconds on the monotonic clock (for progress and elapsed times). */
+double cli_now(void);
+
 /** The exit status for a library call that failed with rc: 2 for bad
  *  input (-ZC_EINVAL, -ZC_EFORMAT, -ZC_EIO, -ZC_ENOENT: a page the content
  *  source lacks), 1 for anything else (out of memory, a limit, stopped). */

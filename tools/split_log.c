@@ -41,9 +41,8 @@ void split_log_csv(FILE *f, const zc_adapt_epoch *e, size_t n, size_t page_size)
 
 int split_log_plot_together(const char *prog, const char *prefix,
                             const char *trace, const char *memory,
-                            const char *const *csvs,
-                            const char *const *titles, size_t n,
-                            const double *line_shares,
+                            const char *const *csvs, const char *const *titles,
+                            size_t n, const double *line_shares,
                             const char *const *line_titles, size_t nlines)
 {
     char gp[1024], name[256], mem[512], t[256];
@@ -57,8 +56,7 @@ int split_log_plot_together(const char *prog, const char *prefix,
         return -1;
     }
     if (!(f = outfile_open(&og, gp))) {
-        fprintf(stderr, "%s: cannot write %s: %s\n", prog, gp,
-                strerror(errno));
+        fprintf(stderr, "%s: cannot write %s: %s\n", prog, gp, strerror(errno));
         return -1;
     }
     plot_header(f, prog, prefix, n ? csvs[0] : "");
@@ -83,8 +81,7 @@ int split_log_plot_together(const char *prog, const char *prefix,
         fprintf(f, "\n");
     }
     if (outfile_close(&og)) {
-        fprintf(stderr, "%s: cannot write %s: %s\n", prog, gp,
-                strerror(errno));
+        fprintf(stderr, "%s: cannot write %s: %s\n", prog, gp, strerror(errno));
         outfile_discard(&og);
         return -1;
     }

@@ -32,9 +32,8 @@ int split_log_plot(const char *prog, const char *prefix, const char *trace,
  *  stderr. */
 int split_log_plot_together(const char *prog, const char *prefix,
                             const char *trace, const char *memory,
-                            const char *const *csvs,
-                            const char *const *titles, size_t n,
-                            const double *line_shares,
+                            const char *const *csvs, const char *const *titles,
+                            size_t n, const double *line_shares,
                             const char *const *line_titles, size_t nlines);
 
 #endif

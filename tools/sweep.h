@@ -4,9 +4,10 @@
  * runs them.
  *
  *   zcache-sweep.c   the command line, the collection, running
- *   sweep_report.c   the table, CSV, JSON and plots of finished rows (the
- *                    one writer for a local run and a merge, so the two
- *                    are the same bytes)
+ *   sweep_report.c   the table, CSV and JSON of finished rows (the one
+ *                    writer for a local run and a merge, so the two are
+ *                    the same bytes)
+ *   sweep_plot.c     their plots
  *   sweep_plan.c     --plan, --run-job and --merge over the library's
  *                    plan directory: the arguments, the job's summary,
  *                    the merge's list of what is missing
@@ -21,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "zcache.h"
 #include "zcache_sim.h"
@@ -47,9 +49,39 @@ struct sweep_args {
     char **plots;     /* each trace's plot prefix (--plot) */
 };
 
+/* What a writer sees: the rows of one trace (view_of()), and the
+ * command line. */
+struct view {
+    const zc_sweep *sw;
+    const struct sweep_args *a;
+    size_t u;                  /* the trace */
+    const zc_sweep_trace *cur; /* ... itself */
+    const zc_sweep_row *jobs;  /* its rows */
+    size_t njobs, nstatic;
+    const char *plot; /* its plots' prefix */
+    const uint64_t *mrc_pages;
+    size_t nmrc;
+};
+
 /* sweep_report.c: every output the options ask for (table, CSV or JSON on
- * stdout; the plots), of every trace. */
+ * stdout; the plots), of every trace; and what the plots share with it:
+ * the view of trace u, a row's rates (zc_replay_rates()) and costs
+ * (zc_sweep_row_cost()), the CSV of the view, the static rows of fewest
+ * disk reads and of least cost (among those with like's --set values, or
+ * all: NULL). */
 void report_output(const zc_sweep *sw, const struct sweep_args *a);
+struct view view_of(const zc_sweep *sw, const struct sweep_args *a, size_t u);
+zc_rates rates(const zc_sweep_row *j);
+zc_cost cost_of(const struct view *v, const zc_sweep_row *j);
+void csv(const struct view *v, FILE *f);
+size_t best_row(const struct view *v, const zc_sweep_row *like);
+size_t cheapest_row(const struct view *v, const zc_sweep_row *like);
+
+/* sweep_plot.c: each trace's plot prefix (--plot PREFIX: PREFIX for one
+ * trace, PREFIX-NAME for several), refused when a plot file would be an
+ * input; the plots of the view. */
+void plot_prefixes(const zc_sweep *sw, struct sweep_args *a);
+void sweep_plots(const struct view *v);
 
 /* sweep_plan.c.  argv is "--run-job DIR N [--jobs N]" or "--merge DIR
  * [--output F] [--plot P]": replaced by the plan's arguments (and those

@@ -5,8 +5,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <errno.h>
-#include <stdbool.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,8 +84,8 @@ void trace_refuse_non_regular(const char *const *traces, size_t ntraces)
 }
 
 int trace_content_check_each(const char *const *paths, size_t n,
-                             const zc_trace_options *opt,
-                             const zc_content *src, char *err, size_t errlen)
+                             const zc_trace_options *opt, const zc_content *src,
+                             char *err, size_t errlen)
 {
     char why[512];
 

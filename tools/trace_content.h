@@ -47,8 +47,8 @@ void trace_refuse_non_regular(const char *const *traces, size_t ntraces);
  *  code with "PATH: what is wrong" in err[errlen], PATH the trace at
  *  fault (trace_content_status() gives the exit status). */
 int trace_content_check_each(const char *const *paths, size_t n,
-                             const zc_trace_options *opt,
-                             const zc_content *src, char *err, size_t errlen);
+                             const zc_trace_options *opt, const zc_content *src,
+                             char *err, size_t errlen);
 
 /** Whether src (opened from spec) gives the pages of request req: 0, or
  *  -1 with a one-line message in err[errlen] when req is file-keyed and

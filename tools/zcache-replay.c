@@ -36,37 +36,7 @@
 #include "zcache.h"
 #include "zcache_sim.h"
 
-#define NAME "zcache-replay"
-
-struct opts {
-    const char *format;
-    size_t page_size;
-    uint64_t max_request;   /* bytes; 0: the library's default */
-    const char *page_cache; /* as given */
-    uint64_t pc_pages;
-    const char *zspec; /* NULL: off */
-    const char *content;
-    char *content_own; /* content, when it is a copy (freed by main) */
-    const char *output;
-    const char *save_ops;
-    int save_level;
-    bool page_size_set, page_cache_set, content_set;
-    int progress; /* -1 auto, 0 off, 1 on */
-    int verify;
-    const char **traces; /* in argv */
-    size_t ntraces;
-    /* a fixed memory split between the page cache and the zcache */
-    const char *memory; /* as given, or NULL */
-    double share;       /* static split: the zcache's %, or -1 */
-    uint64_t zc_bytes;  /* with --memory: the zcache's capacity to make */
-    bool adaptive;
-    zc_adapt_options adapt;
-    const char *split_csv, *plot;
-    const char *model; /* page-cache model */
-    uint64_t ra_kb;    /* --read-ahead-kb */
-    bool ra_set;
-    bool follow_kernel; /* --page-cache kernel */
-};
+#include "replay.h"
 
 /* The --zcache and --adapt keys, from the library's own lists. */
 static void help_keys(FILE *f)
@@ -378,8 +348,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
                             "on its zcache; save a static one");
         o->adapt.memory_bytes = m;
         if (o->share >= 0) {
-            uint64_t cap = (uint64_t)((double)m * o->share / 100.0) /
-                           o->page_size * o->page_size;
+            uint64_t cap = zc_share_capacity(m, o->share, o->page_size);
             o->pc_pages = (m - cap) / o->page_size;
             o->zc_bytes = cap;
             if (!cap)
@@ -413,362 +382,44 @@ static void parse_args(int argc, char **argv, struct opts *o)
     }
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double ratio(uint64_t a, uint64_t b)
-{
-    return b ? (double)a / (double)b : 0.0;
-}
-
-/* The run's traces as one CSV field, separated by spaces. */
-static void csv_traces(const struct opts *o)
-{
-    size_t len = 1;
-    char *all;
-
-    for (size_t i = 0; i < o->ntraces; i++)
-        len += strlen(o->traces[i]) + 1;
-    if (!(all = malloc(len))) {
-        fprintf(stderr, NAME ": out of memory\n");
-        exit(1);
-    }
-    all[0] = '\0';
-    for (size_t i = 0; i < o->ntraces; i++) {
-        if (i)
-            strcat(all, " ");
-        strcat(all, o->traces[i]);
-    }
-    out_csv_string(stdout, all);
-    free(all);
-}
-
-static const char *pages_str(uint64_t n)
-{
-    static char b[24];
-
-    snprintf(b, sizeof(b), "%" PRIu64, n);
-    return b;
-}
-
-/* The zcache's resolved configuration (zc_config_format), "off" for
- * none: what the outputs say the zcache was. */
-static char zc_config_str[512] = "off";
-
-/* An adaptive run's figures, for the outputs (split_outputs() sets them). */
-static struct {
-    size_t epochs, moves;
-    double mean_share;
-    uint64_t end_pc_pages, end_zc_bytes;
-} adapt_end;
-
-static void output(const struct opts *o, const char *format,
-                   const zc_replay_stats *r, const zc_stats *z, double secs)
-{
-    if (strcmp(o->output, "json") == 0) {
-        printf("{\"traces\":[");
-        for (size_t i = 0; i < o->ntraces; i++) {
-            if (i)
-                putchar(',');
-            out_json_string(stdout, o->traces[i]);
-        }
-        printf("],\"format\":");
-        out_json_string(stdout, format);
-        printf(",\"page_size\":%zu,\"page_cache_pages\":%" PRIu64
-               ",\"page_cache_follows_kernel\":%s,\"page_cache_model\":",
-               o->page_size, o->pc_pages, o->follow_kernel ? "true" : "false");
-        out_json_string(stdout, o->model);
-        printf(",\"zcache_spec\":");
-        out_json_string(stdout, o->zspec ? o->zspec : "off");
-        printf(",\"zcache_config\":");
-        out_json_string(stdout, zc_config_str);
-        printf(",\"content\":");
-        out_json_string(stdout, o->content);
-        printf(",\"memory_bytes\":%" PRIu64 ",\"share_percent\":",
-               o->memory ? o->adapt.memory_bytes : 0);
-        if (o->memory && !o->adaptive)
-            printf("%.1f", o->share);
-        else
-            printf("null");
-        printf(",\"adaptive\":%s", o->adaptive ? "true" : "false");
-        if (o->adaptive)
-            printf(
-                ",\"adapt\":{\"epochs\":%zu,\"moves\":%zu,"
-                "\"mean_share_percent\":%.3f,\"end_page_cache_pages\":%" PRIu64
-                ",\"end_zcache_bytes\":%" PRIu64 "}",
-                adapt_end.epochs, adapt_end.moves, adapt_end.mean_share,
-                adapt_end.end_pc_pages, adapt_end.end_zc_bytes);
-        out_replay_json(stdout, r);
-        printf(",\"elapsed_s\":%.6f,\"accesses_per_s\":%.0f", secs,
-               secs > 0 ? (double)r->accesses / secs : 0.0);
-        out_zcache_json(stdout, z);
-        printf("}\n");
-        return;
-    }
-    if (strcmp(o->output, "csv") == 0) {
-        printf("trace,format,page_size,page_cache_pages,page_cache_model,"
-               "zcache_spec,zcache_config,content,memory_bytes,share_percent,"
-               "adaptive,adapt_epochs,adapt_moves,adapt_mean_share_percent,"
-               "adapt_end_page_cache_pages,adapt_end_zcache_bytes");
-        out_replay_csv_header(stdout);
-        printf(",elapsed_s");
-        out_zcache_csv_header(stdout);
-        putchar('\n');
-        csv_traces(o);
-        printf(",%s,%zu,%s,%s,", format, o->page_size,
-               o->follow_kernel ? "kernel" : pages_str(o->pc_pages), o->model);
-        out_csv_string(stdout, o->zspec ? o->zspec : "off");
-        putchar(',');
-        out_csv_string(stdout, zc_config_str);
-        putchar(',');
-        out_csv_string(stdout, o->content);
-        printf(",%" PRIu64 ",", o->memory ? o->adapt.memory_bytes : 0);
-        if (o->memory && !o->adaptive)
-            printf("%.1f", o->share);
-        if (o->adaptive)
-            printf(",true,%zu,%zu,%.3f,%" PRIu64 ",%" PRIu64, adapt_end.epochs,
-                   adapt_end.moves, adapt_end.mean_share,
-                   adapt_end.end_pc_pages, adapt_end.end_zc_bytes);
-        else
-            printf(",false,,,,,");
-        out_replay_csv(stdout, r);
-        printf(",%.6f", secs);
-        out_zcache_csv(stdout, z);
-        printf("\n");
-        return;
-    }
-    printf("trace:       ");
-    for (size_t i = 0; i < o->ntraces; i++)
-        printf("%s%s", i ? " " : "", o->traces[i]);
-    printf(" (%s)\n", format);
-    if (o->follow_kernel)
-        printf("page cache:  the kernel's recorded resident count, pages of "
-               "%zu bytes (%s)\n",
-               o->page_size, o->model);
-    else if (o->adaptive)
-        printf("memory:      %s split by the adaptive controller between "
-               "the page cache\n             (%s, pages of %zu bytes) and "
-               "the zcache; the end's split below\n",
-               o->memory, o->model, o->page_size);
-    else if (o->memory)
-        printf("memory:      %s: page cache %" PRIu64 " pages of %zu bytes "
-               "(%s), zcache %.1f%%\n",
-               o->memory, o->pc_pages, o->page_size, o->model, o->share);
-    else
-        printf("page cache:  %" PRIu64 " pages of %zu bytes (%s)\n",
-               o->pc_pages, o->page_size, o->model);
-    if (z)
-        printf("zcache:      capacity %" PRIu64 " bytes at the end; %s; "
-               "content %s\n",
-               z->capacity_bytes, *o->zspec ? o->zspec : "the defaults",
-               o->content);
-    else
-        printf("zcache:      off\n");
-    if (r->requests || strcmp(format, "zct"))
-        printf("\n%" PRIu64 " requests, ", r->requests);
-    else
-        printf("\nop stream: ");
-    printf("%" PRIu64 " page accesses (%" PRIu64 " reads, %" PRIu64
-           " writes) in %.2f s, %.2f M accesses/s\n",
-           r->accesses, r->reads, r->writes, secs,
-           secs > 0 ? (double)r->accesses / secs / 1e6 : 0.0);
-    printf("  page-cache hits   %12" PRIu64 "  %6.2f%% of accesses\n",
-           r->pc_hits, 100 * ratio(r->pc_hits, r->accesses));
-    if (z) {
-        printf("  zcache gets       %12" PRIu64
-               "  (read misses and pages read ahead)\n",
-               r->zc_gets);
-        printf("  zcache hits       %12" PRIu64 "  %6.2f%% of gets: disk "
-               "reads avoided\n",
-               r->zc_hits, 100 * ratio(r->zc_hits, r->zc_gets));
-    }
-    printf("  disk reads        %12" PRIu64 "  %6.2f%% of reads\n",
-           r->disk_reads, 100 * ratio(r->disk_reads, r->reads));
-    printf("  resident hits     %12" PRIu64 "  %6.2f%% of accesses (page "
-           "in either tier)\n",
-           r->resident_hits, 100 * ratio(r->resident_hits, r->accesses));
-    printf("  pages read ahead  %12" PRIu64 "  (gets before any access: "
-           "not accesses; their disk reads are counted above)\n",
-           r->readahead);
-    if (r->synthetic)
-        printf("  synthetic puts    %12" PRIu64 "  (evicted pages the content "
-               "source lacks, put with synthetic bytes)\n",
-               r->synthetic);
-    if (!z)
-        return;
-    printf("  zcache puts       %12" PRIu64 "  (page-cache evictions), "
-           "%" PRIu64 " stored (%.1f%%)\n",
-           r->zc_puts, r->zc_stored, 100 * ratio(r->zc_stored, r->zc_puts));
-    printf("\nzcache at the end:\n");
-    printf("  pages held        %12" PRIu64 "  (%" PRIu64
-           " same-filled, %" PRIu64 " raw)\n",
-           z->stored_pages, z->same_filled_pages, z->raw_pages);
-    printf("  memory            %12" PRIu64 "  arena bytes in use, %" PRIu64
-           " obtained; %" PRIu64 " metadata (%" PRIu64 " for pages, %" PRIu64
-           " for files, %" PRIu64 " fixed)\n",
-           z->mem_used_total, z->arena_bytes, z->meta_bytes, z->meta_page_bytes,
-           z->meta_file_bytes, z->meta_fixed_bytes);
-    printf("  density           %12.3f  (compressed bytes / arena bytes in "
-           "use); fragmentation %.3f\n",
-           ratio(z->compr_data_size, z->mem_used_total),
-           ratio(z->frag_bytes, z->mem_used_total));
-    printf("  rejected          %12" PRIu64 "  poorly compressible, %" PRIu64
-           " no space, %" PRIu64 " full (hysteresis), %" PRIu64
-           " never active\n",
-           z->reject_compress_poor, z->reject_nospace, z->reject_full,
-           z->reject_inactive);
-    if (z->raw_stored || z->dedup_hits)
-        printf("  stored raw        %12" PRIu64 "  (store_raw); %" PRIu64
-               " puts deduplicated, %" PRIu64 " pages sharing now\n",
-               z->raw_stored, z->dedup_hits, z->shared_pages);
-    printf("  evictions         %12" PRIu64 "\n", z->evictions);
-    printf("  CPU               %12.3f  s compressing stored pages, %.3f s "
-           "wasted on rejected ones, %.3f s decompressing\n",
-           (double)z->compress_ns / 1e9, (double)z->compress_ns_rejected / 1e9,
-           (double)z->decompress_ns / 1e9);
-}
-
 /* The zcache of --zcache, or NULL for off (or after a message, with
  * *status the exit status: 2 a bad spec, 1 out of memory). */
-static zc_cache *open_zcache(const struct opts *o, int *status)
+static zc_cache *open_zcache(const struct opts *o, struct result *res,
+                             int *status)
 {
-    zc_config cfg = zc_config_default();
+    zc_config cfg = {0};
     zc_cache *zc;
     char err[512];
     int rc;
 
+    snprintf(res->zc_config, sizeof(res->zc_config), "off");
     if (!o->zspec)
         return NULL;
-    cfg.page_size = o->page_size;
-    rc = zc_config_parse_error(&cfg, o->zspec, err, sizeof(err));
-    if (rc) {
-        fprintf(stderr, NAME ": --zcache: %s\n", err);
-        *status = 2;
-        return NULL;
-    }
-    if (cfg.page_size != o->page_size) {
-        fprintf(stderr,
-                NAME ": --zcache page_size=%zu differs from the page size "
-                     "%zu\n",
-                cfg.page_size, o->page_size);
-        *status = 2;
-        return NULL;
-    }
     /* A static split's zcache has its share; an adaptive one is made for
      * all of M (allocators lay out their size classes by the capacity they
      * are made with) and then given its share. */
-    if (o->memory)
-        cfg.capacity_bytes = o->zc_bytes;
-    zc_config_format(&cfg, zc_config_str, sizeof(zc_config_str));
-    rc = zc_cache_create(&cfg, &zc);
+    rc = zc_cache_open(o->zspec, o->page_size, o->memory ? o->zc_bytes : 0,
+                       NULL, &cfg, &zc, err, sizeof(err));
+    if (cfg.compressor)
+        zc_config_format(&cfg, res->zc_config, sizeof(res->zc_config));
     if (rc) {
-        if (rc == -ZC_EINVAL && cfg.capacity_bytes > ZC_CAPACITY_MAX)
-            fprintf(stderr,
-                    NAME ": --zcache %s: capacity %zu bytes: more than the "
-                         "library's largest, %zu (15 GiB)\n",
-                    o->zspec, cfg.capacity_bytes, (size_t)ZC_CAPACITY_MAX);
-        else if (rc == -ZC_ENOMEM)
-            fprintf(stderr,
-                    NAME ": --zcache %s: capacity %zu bytes: does not fit in "
-                         "memory\n",
-                    o->zspec, cfg.capacity_bytes);
-        else
-            fprintf(stderr, NAME ": --zcache %s: %s\n", o->zspec,
-                    zc_strerror(rc));
-        *status = rc == -ZC_EINVAL ? 2 : 1;
+        fprintf(stderr, NAME ": --zcache %s: %s\n", o->zspec, err);
+        *status = cli_status(rc);
         return NULL;
     }
     return zc;
-}
-
-/* The adaptive run in a few words, printed after the text results. */
-static char adapt_summary[512];
-
-/* --split-csv and --plot, and the text summary's figures: the exit
- * status's 1 if a file cannot be written. */
-static int split_outputs(const struct opts *o, const zc_replay *r,
-                         const zc_replay_stats *rs)
-{
-    const zc_adapt_epoch *e;
-    size_t n = zc_replay_adapt_log(r, &e), moves = 0;
-    double share_sum = 0;
-    char label[256];
-    FILE *f;
-
-    for (size_t i = 0; i < n; i++) {
-        moves += e[i].next_zc_bytes != e[i].zc_bytes;
-        share_sum +=
-            100.0 * (double)e[i].zc_bytes / (double)o->adapt.memory_bytes;
-    }
-    if (o->split_csv) {
-        outfile out;
-        if (!(f = outfile_open(&out, o->split_csv))) {
-            fprintf(stderr, NAME ": cannot write %s: %s\n", o->split_csv,
-                    strerror(errno));
-            return 1;
-        }
-        split_log_csv(f, e, n, o->page_size);
-        if (outfile_close(&out)) {
-            fprintf(stderr, NAME ": cannot write %s: %s\n", o->split_csv,
-                    strerror(errno));
-            outfile_discard(&out);
-            return 1;
-        }
-    }
-    plot_traces_text(label, sizeof(label), o->traces, o->ntraces);
-    if (o->plot &&
-        split_log_plot(NAME, o->plot, label, o->memory, e, n, o->page_size))
-        return 1;
-    {
-        uint64_t pc = n ? e[n - 1].next_pc_pages : o->pc_pages;
-        uint64_t zb = n ? e[n - 1].next_zc_bytes : 0;
-        adapt_end.epochs = n;
-        adapt_end.moves = moves;
-        adapt_end.mean_share = n ? share_sum / (double)n : 0.0;
-        adapt_end.end_pc_pages = pc;
-        adapt_end.end_zc_bytes = zb;
-        snprintf(adapt_summary, sizeof(adapt_summary),
-                 "\nadaptive split of %s: %zu epochs, %zu move%s; the zcache's "
-                 "share averaged %.1f%%,\n  ended at %" PRIu64
-                 " page-cache pages + %" PRIu64 " zcache bytes; %" PRIu64
-                 " evictions not put (%" PRIu64 " probed)\n",
-                 o->memory, n, moves, moves == 1 ? "" : "s",
-                 n ? share_sum / (double)n : 0.0, pc, zb, rs->zc_skipped,
-                 rs->zc_probes);
-        if (n && (!o->adapt.put_ns || !o->adapt.get_ns)) {
-            /* measured prices: another run, another split */
-            size_t len = strlen(adapt_summary);
-            snprintf(adapt_summary + len, sizeof(adapt_summary) - len,
-                     "  priced with this run's measured CPU (put %.1f us, "
-                     "get %.1f us at the end): it depends on the\n  machine "
-                     "and its load; --adapt put=T,get=T makes a run "
-                     "reproducible\n",
-                     e[n - 1].put_ns / 1000.0, e[n - 1].get_ns / 1000.0);
-        }
-    }
-    return 0;
 }
 
 /* The --save-ops file, removed (if it is a regular file) when the run
  * fails. */
 static outfile save_out;
 
-/* After a failure: the stream saved so far is not complete; close w
- * without its end record and remove the file if it is a regular file
- * (outfile.h: a device, FIFO or symlink stays; what went there fails to
- * read, lacking the end record). */
+/* After a failure: the stream saved so far is not complete (no end record:
+ * it fails to read, wherever it went); the file removed if it is a
+ * regular file (outfile.h). */
 static void abandon_ops(zc_ops_writer *w)
 {
-    /* An op of no kind makes the writer's error sticky, so close writes
-     * nothing more: no end record to pass a cut stream off as whole. */
-    if (w)
-        (void)zc_ops_write(w, &(zc_op){.kind = 0});
-    zc_ops_writer_close(w, NULL, 0);
+    zc_ops_writer_abandon(w);
     outfile_discard(&save_out);
 }
 
@@ -782,15 +433,15 @@ static int progress(void *ctx, const zc_session *s)
     struct progress *p = ctx;
     zc_replay_stats rs;
 
-    if (!p->o->progress || now_s() < p->next)
+    if (!p->o->progress || cli_now() < p->next)
         return 0;
     zc_session_stats(s, &rs);
     fprintf(stderr,
             "\r" NAME ": %" PRIu64 " requests, %" PRIu64
             " accesses, %.2f M/s   ",
             rs.requests, rs.accesses,
-            (double)rs.accesses / (now_s() - p->t0) / 1e6);
-    p->next = now_s() + 0.5;
+            (double)rs.accesses / (cli_now() - p->t0) / 1e6);
+    p->next = cli_now() + 0.5;
     return 0;
 }
 
@@ -817,10 +468,9 @@ static int open_session(struct opts *o, zc_session **s)
     }
     o->page_size = zc_session_page_size(*s);
     /* a copy: the session goes before the report */
-    if (!(o->content = o->content_own = strdup(zc_session_content(*s)))) {
-        fprintf(stderr, NAME ": out of memory\n");
-        return 1;
-    }
+    snprintf(o->content_buf, sizeof(o->content_buf), "%s",
+             zc_session_content(*s));
+    o->content = o->content_buf;
     if (!zc_session_is_ops(*s))
         return 0;
     if (o->page_cache_set || o->content_set)
@@ -836,12 +486,11 @@ static int open_session(struct opts *o, zc_session **s)
 }
 
 /* Replay the traces (or play the op stream): the exit status. */
-static int run(struct opts *o, const char **format, zc_replay_stats *rs,
-               zc_stats *zs, bool *have_zs, double *secs)
+static int run(struct opts *o, struct result *res)
 {
     static const char *const plot_files[] = {".csv", ".gp", ".png", ".svg"};
     zc_session_run_options ro = {0};
-    struct progress pg = {o, now_s(), now_s() + 0.5};
+    struct progress pg = {o, cli_now(), cli_now() + 0.5};
     zc_session *s = NULL;
     zc_ops_writer *w = NULL;
     zc_cache *zc = NULL;
@@ -857,8 +506,8 @@ static int run(struct opts *o, const char **format, zc_replay_stats *rs,
                        o->ntraces, o->content);
     trace_refuse_clash("--plot", o->plot, plot_files, 4, o->traces, o->ntraces,
                        o->content);
-    *format = zc_session_format(s);
-    zc = open_zcache(o, &status);
+    res->format = zc_session_format(s);
+    zc = open_zcache(o, res, &status);
     if (status)
         goto close;
     if (o->save_ops) {
@@ -899,17 +548,18 @@ static int run(struct opts *o, const char **format, zc_replay_stats *rs,
         abandon_ops(w);
         goto close;
     }
-    *secs = now_s() - pg.t0;
+    res->secs = cli_now() - pg.t0;
     if (w && zc_ops_writer_close(w, err, sizeof(err))) {
         fprintf(stderr, NAME ": --save-ops: %s\n", err);
         outfile_discard(&save_out);
         status = 1;
     }
-    zc_session_stats(s, rs);
-    *have_zs = zc != NULL;
+    zc_session_stats(s, &res->rs);
+    res->have_zs = zc != NULL;
     if (zc)
-        zc_stats_get(zc, zs);
-    if (!status && o->adaptive && split_outputs(o, zc_session_replay(s), rs))
+        zc_stats_get(zc, &res->zs);
+    if (!status && o->adaptive &&
+        replay_split_outputs(o, zc_session_replay(s), res))
         status = 1;
 close:
     zc_session_close(s);
@@ -920,31 +570,25 @@ close:
 int main(int argc, char **argv)
 {
     struct opts o;
-    const char *format = "zct";
-    zc_replay_stats rs;
-    zc_stats zs;
-    bool have_zs = false;
-    double secs = 0;
+    static struct result res = {.format = "zct"};
     int rc;
     cli_init(NAME, NULL);
 
     parse_args(argc, argv, &o);
     if (o.progress < 0)
         o.progress = isatty(STDERR_FILENO);
-    memset(&rs, 0, sizeof(rs));
-    rc = run(&o, &format, &rs, &zs, &have_zs, &secs);
+    rc = run(&o, &res);
     if (!rc) {
-        output(&o, format, &rs, have_zs ? &zs : NULL, secs);
+        replay_output(&o, &res);
         if (!strcmp(o.output, "text"))
-            fputs(adapt_summary, stdout);
-        if (rs.zc_wrong) {
+            fputs(res.adapt_summary, stdout);
+        if (res.rs.zc_wrong) {
             fprintf(stderr,
                     NAME ": %" PRIu64 " zcache hits returned wrong data\n",
-                    rs.zc_wrong);
+                    res.rs.zc_wrong);
             rc = 1;
         }
     }
-    free(o.content_own);
     if (outfile_stdout_close(NAME) && !rc)
         rc = 1;
     return rc;

@@ -232,14 +232,6 @@ static void cpu_price(struct sweep_args *a, const char *v)
     a->so.prices.get_ns = p.get_ns;
 }
 
-static bool model_known(const char *name)
-{
-    for (size_t i = 0; zc_page_cache_model_name(i); i++)
-        if (!strcmp(zc_page_cache_model_name(i), name))
-            return true;
-    return false;
-}
-
 /* An option with a value: false if a is not one. */
 static bool option(struct sweep_args *a, const char *k, const char *v)
 {
@@ -249,7 +241,7 @@ static bool option(struct sweep_args *a, const char *k, const char *v)
     if (!strcmp(k, "--page-cache"))
         o->page_cache = v;
     else if (!strcmp(k, "--page-cache-model")) {
-        if (!model_known(v))
+        if (!trace_model_known(v))
             die(2,
                 "--page-cache-model %s: no such model (zcache-replay "
                 "--help lists them)",
@@ -428,19 +420,11 @@ static struct {
     pthread_mutex_t lock;
 } prog = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int progress_show(void *ctx, size_t job, uint64_t req, size_t done)
 {
     const zc_sweep_job *j = &zc_sweep_jobs(prog.sw, NULL)[job];
     const zc_sweep_trace *u = &zc_sweep_traces(prog.sw, NULL)[j->trace];
-    double t = now_s();
+    double t = cli_now();
     char at[64] = "";
 
     (void)ctx;
@@ -469,7 +453,7 @@ static void run(zc_sweep *sw, const size_t *jobs, size_t n)
 
     prog.sw = sw;
     prog.total = jobs ? n : (zc_sweep_jobs(sw, &prog.total), prog.total);
-    prog.start = prog.last = now_s();
+    prog.start = prog.last = cli_now();
     rc = zc_sweep_run(sw, jobs, n, tty ? progress_show : NULL, NULL);
     if (tty)
         fprintf(stderr, "\r\033[K");
@@ -508,68 +492,6 @@ static void collect(zc_sweep *sw, const struct sweep_args *a)
                          "reader takes (%s%s)\n",
                     t, now - before, now - before > 1 ? "s" : "", skipped,
                     skipped > 1 ? "s" : "", note, skipped > 4 ? ", ..." : "");
-        }
-    }
-}
-
-/* Each trace's plot prefix: --plot's for one trace, PREFIX-NAME for
- * several (NAME its file name; PREFIX-N-NAME where two share one); no
- * plot file over an input. */
-static void plot_prefixes(const zc_sweep *sw, struct sweep_args *a)
-{
-    static const char *const files[] = {
-        ".csv",         ".dat",          ".gp",
-        ".png",         ".svg",          "-adaptive.csv",
-        "-adaptive.gp", "-adaptive.png", "-adaptive.svg"};
-    size_t n;
-    const zc_sweep_trace *u = zc_sweep_traces(sw, &n);
-
-    if (!a->plot)
-        return;
-    if (!(a->plots = calloc(n, sizeof(*a->plots))))
-        die(1, "%s", "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        const char *base = strrchr(u[i].paths[0], '/');
-        bool twice = false;
-        size_t len;
-        base = base ? base + 1 : u[i].paths[0];
-        for (size_t k = 0; k < n && n > 1; k++) {
-            const char *b = strrchr(u[k].paths[0], '/');
-            twice |= k != i && !strcmp(b ? b + 1 : u[k].paths[0], base);
-        }
-        len = strlen(a->plot) + strlen(base) + 32;
-        if (!(a->plots[i] = malloc(len)))
-            die(1, "%s", "out of memory");
-        if (n == 1)
-            snprintf(a->plots[i], len, "%s", a->plot);
-        else if (twice)
-            snprintf(a->plots[i], len, "%s-%zu-%s", a->plot, i + 1, base);
-        else
-            snprintf(a->plots[i], len, "%s-%s", a->plot, base);
-        if (strlen(a->plots[i]) > PLOT_PREFIX_MAX)
-            die(2,
-                "--plot %s: with %s's name, more than " PLOT_STR(
-                    PLOT_PREFIX_MAX) " bytes",
-                a->plot, u[i].paths[0]);
-    }
-    for (size_t i = 0; i < n; i++) {
-        size_t nad = u[i].nrows - u[i].nstatic;
-        for (size_t k = 0; k < n; k++)
-            trace_refuse_clash("--plot", a->plots[i], files, 9, u[k].paths,
-                               u[k].npaths, u[k].is_ops ? NULL : u[k].content);
-        for (size_t r = 0; nad > 1 && r < nad; r++) {
-            /* each adaptive row's plot files too */
-            static const char *const ext[] = {"csv", "gp", "png", "svg"};
-            char suffix[4][64];
-            const char *const sp[4] = {suffix[0], suffix[1], suffix[2],
-                                       suffix[3]};
-            for (int e = 0; e < 4; e++)
-                snprintf(suffix[e], sizeof(suffix[e]), "-adaptive-%zu.%s",
-                         r + 1, ext[e]);
-            for (size_t k = 0; k < n; k++)
-                trace_refuse_clash("--plot", a->plots[i], sp, 4, u[k].paths,
-                                   u[k].npaths,
-                                   u[k].is_ops ? NULL : u[k].content);
         }
     }
 }
@@ -638,10 +560,10 @@ int main(int argc, char **argv)
     }
     if (a.run_dir) {
         const zc_sweep_job *j = &zc_sweep_jobs(sw, NULL)[a.run_job];
-        double t0 = now_s();
+        double t0 = cli_now();
         plan_job_check(sw, &a); /* before the work, not after it */
         run(sw, &a.run_job, 1);
-        if ((status = plan_job_save(sw, &a, now_s() - t0)))
+        if ((status = plan_job_save(sw, &a, cli_now() - t0)))
             report_failures(sw, j->first_row, j->nrows);
     } else {
         if (a.merge_dir)

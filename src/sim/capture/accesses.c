@@ -181,8 +181,9 @@ void zc__cap_resident_summary(struct zc__cap *c)
 
     if (!n)
         return;
-    qsort(c->samples, n, sizeof(*c->samples), zc__cap_u64_cmp);
+    /* the one median (zc_resident_median(): the fidelity window is it);
+     * it sorts the samples */
+    c->n.resident_median = zc_resident_median(c->samples, (size_t)n);
     c->n.resident_min = c->samples[0];
-    c->n.resident_median = c->samples[n / 2];
     c->n.resident_max = c->samples[n - 1];
 }

@@ -388,9 +388,9 @@ void zc__cap_abandon_outputs(struct zc__cap *c)
 {
     if (c->bp)
         text_close(c, false);
-    zc__ops_writer_abandon(c->ops);
-    zc__access_writer_abandon(c->aw);
-    zc__pack_writer_abandon(c->pw);
+    zc_ops_writer_abandon(c->ops);
+    zc_access_writer_abandon(c->aw);
+    zc_pack_writer_abandon(c->pw);
     c->ops = NULL;
     c->aw = NULL;
     c->pw = NULL;

@@ -655,7 +655,7 @@ const char *zc_pack_writer_error(const zc_pack_writer *w)
     return w && w->rc ? w->s.err : "";
 }
 
-void zc__pack_writer_abandon(zc_pack_writer *w)
+void zc_pack_writer_abandon(zc_pack_writer *w)
 {
     if (!w)
         return;

@@ -132,8 +132,7 @@ static int share_of(zc_sweep *sw, const char *v, double *out)
 /* The zcache's capacity at a share of M. */
 static uint64_t share_cap(const zc_sweep *sw, double share)
 {
-    return (uint64_t)((double)sw->memory_bytes * share / 100.0) /
-           sw->o.page_size * sw->o.page_size;
+    return zc_share_capacity(sw->memory_bytes, share, sw->o.page_size);
 }
 
 /* How many rows one trace makes: a capacity (or share) with a zcache

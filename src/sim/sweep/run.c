@@ -24,62 +24,24 @@
 
 #include "sweep.h"
 
-/* Why zc_cache_create(cfg) failed with rc, in the row. */
-static int cache_error(zc_sweep *sw, size_t i, const zc_config *cfg, int rc)
-{
-    struct zc__sweep_row *r = &sw->rows[i];
-
-    if (rc == -ZC_EINVAL && cfg->capacity_bytes > ZC_CAPACITY_MAX)
-        snprintf(r->err, sizeof(r->err),
-                 "capacity %zu bytes: more than the library's largest, "
-                 "%zu (15 GiB)",
-                 cfg->capacity_bytes, (size_t)ZC_CAPACITY_MAX);
-    else if (rc == -ZC_ENOMEM)
-        snprintf(r->err, sizeof(r->err),
-                 "capacity %zu bytes: does not fit in memory",
-                 cfg->capacity_bytes);
-    else
-        snprintf(r->err, sizeof(r->err), "cannot make this zcache: %s",
-                 zc_strerror(rc));
-    return sw->rpub[i].rc = rc;
-}
-
-/* Row i's configuration (its spec on the defaults, the sweep's page
- * size): 0, or the row's failure. */
-static int row_config(zc_sweep *sw, size_t i, zc_config *cfg)
-{
-    struct zc__sweep_row *r = &sw->rows[i];
-
-    *cfg = zc_config_default();
-    cfg->page_size = sw->o.page_size;
-    if (zc_config_parse_error(cfg, r->spec, r->err, sizeof(r->err)))
-        return sw->rpub[i].rc = -ZC_EINVAL;
-    if (cfg->page_size != sw->o.page_size) {
-        snprintf(r->err, sizeof(r->err),
-                 "page_size=%zu differs from the trace's %zu", cfg->page_size,
-                 sw->o.page_size);
-        return sw->rpub[i].rc = -ZC_EINVAL;
-    }
-    zc_config_format(cfg, r->config, sizeof(r->config));
-    snprintf(r->compressor, sizeof(r->compressor), "%s", cfg->compressor);
-    return 0;
-}
-
-/* The cache of row i (NULL for "off"), with the memo when memo. */
+/* The cache of row i (NULL for "off"), with the memo when memo: 0, or
+ * the row's failure, said in the row. */
 static int open_cache(zc_sweep *sw, size_t i, bool memo, zc_cache **zc)
 {
-    zc_config cfg;
+    struct zc__sweep_row *r = &sw->rows[i];
+    zc_config cfg = {0};
     int rc;
 
     *zc = NULL;
-    if (!sw->rows[i].spec[0])
+    if (!r->spec[0])
         return 0;
-    if ((rc = row_config(sw, i, &cfg)))
-        return rc;
-    cfg.memo = memo ? sw->memo : NULL;
-    if ((rc = zc_cache_create(&cfg, zc)))
-        return cache_error(sw, i, &cfg, rc);
-    return 0;
+    rc = zc_cache_open(r->spec, sw->o.page_size, 0, memo ? sw->memo : NULL,
+                       &cfg, zc, r->err, sizeof(r->err));
+    if (cfg.compressor) {
+        zc_config_format(&cfg, r->config, sizeof(r->config));
+        snprintf(r->compressor, sizeof(r->compressor), "%s", cfg.compressor);
+    }
+    return sw->rpub[i].rc = rc;
 }
 
 /* ---- progress ----------------------------------------------------------- */
@@ -297,19 +259,14 @@ static void run_adaptive(zc_sweep *sw, size_t job)
     zc_session *s = NULL;
     zc_mrc *mrc = NULL;
     zc_cache *zc = NULL;
-    zc_config cfg;
     char err[1024];
     int rc;
 
     ao.controller = sw->rpub[i].controller;
-    if (row_config(sw, i, &cfg))
+    if (open_cache(sw, i, false, &zc))
         return;
     if ((rc = zc_mrc_create(&mrc))) {
         row_failed(sw, i, rc, NULL);
-        return;
-    }
-    if ((rc = zc_cache_create(&cfg, &zc))) {
-        cache_error(sw, i, &cfg, rc);
         goto out;
     }
     if ((rc = open_session(sw, j->trace, true, &s, err, sizeof(err)))) {

@@ -136,10 +136,5 @@ const char *zc__access_request(struct zc__tfile *f, unsigned op, uint64_t dev,
 int zc__access_size(struct zc__tfile *f, uint64_t dev, uint64_t ino,
                     uint64_t bytes, const char **why);
 
-/* Close and free w without finishing the stream: no end record, so a
- * reader (of a FIFO, of standard output) sees it incomplete; what stdio
- * buffered is flushed.  The file stays (its owner decides).  NULL is
- * fine.  For a caller that failed part way (sim/capture/). */
-void zc__access_writer_abandon(zc_access_writer *w);
 
 #endif /* ZC_SIM_TRACE_ACCESS_H */

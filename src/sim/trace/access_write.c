@@ -476,7 +476,7 @@ static void finish(struct zc_access_writer *w)
     }
 }
 
-void zc__access_writer_abandon(zc_access_writer *w)
+void zc_access_writer_abandon(zc_access_writer *w)
 {
     if (w && !w->rc)
         w->rc = -ZC_ECANCELED; /* a failed writer writes no end record */

@@ -155,10 +155,5 @@ int zc__ops_text_next(struct zc_ops_reader *r, zc_op *op);
 /* Whether a key is the key of an inode number (and which). */
 bool zc__key_is_ino(const zc_filekey *k, uint64_t *ino);
 
-/* Close and free w without finishing the stream: no end record, so a
- * reader (of a FIFO, of standard output) sees it incomplete; what stdio
- * buffered is flushed.  The file stays (its owner decides).  NULL is
- * fine.  For a caller that failed part way (sim/capture/). */
-void zc__ops_writer_abandon(zc_ops_writer *w);
 
 #endif

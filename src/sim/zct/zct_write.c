@@ -563,7 +563,7 @@ const char *zc_ops_writer_error(const zc_ops_writer *w)
     return w && w->rc ? w->err : "";
 }
 
-void zc__ops_writer_abandon(zc_ops_writer *w)
+void zc_ops_writer_abandon(zc_ops_writer *w)
 {
     if (w && !w->rc)
         w->rc = -ZC_ECANCELED; /* a failed writer writes no end record */
