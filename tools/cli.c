@@ -5,9 +5,13 @@
  */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "zcache_sim.h"
@@ -84,4 +88,23 @@ double cli_now(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int cli_read_ahead(const char *v, uint64_t *kb)
+{
+    char *end;
+
+    if (!v || *v < '0' || *v > '9')
+        return -1;
+    errno = 0;
+    *kb = strtoull(v, &end, 10);
+    return *end || errno || *kb > (1u << 22) ? -1 : 0;
+}
+
+bool cli_model_known(const char *name)
+{
+    for (size_t i = 0; name && zc_page_cache_model_name(i); i++)
+        if (strcmp(zc_page_cache_model_name(i), name) == 0)
+            return true;
+    return false;
 }

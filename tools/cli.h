@@ -11,6 +11,9 @@
 #ifndef ZC_TOOLS_CLI_H
 #define ZC_TOOLS_CLI_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 /** The tool's name for messages, and a function to call before an error
  *  exit (NULL: none). */
 void cli_init(const char *prog, void (*cleanup)(void));
@@ -31,6 +34,13 @@ _Noreturn void die_usage(const char *fmt, ...)
 /** A page cache larger than a replay models (ZC_REPLAY_PAGES_MAX): opt
  *  and its value named, exit 2. */
 _Noreturn void die_too_many_pages(const char *opt, const char *value);
+
+/** A --read-ahead-kb value: KiB from 0 to 2^22.  0, or -1 if v is not
+ *  one. */
+int cli_read_ahead(const char *v, uint64_t *kb);
+
+/** Whether name is a registered page-cache model. */
+bool cli_model_known(const char *name);
 
 /** Seconds on the monotonic clock (for progress and elapsed times). */
 double cli_now(void);

@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -145,4 +146,39 @@ const char *outfile_dir_error(const char *path)
         return msg;
     }
     return NULL;
+}
+
+void outfile_refuse_clash(const char *opt, const char *out,
+                          const char *const *suffixes, size_t n,
+                          const char *const *traces, size_t ntraces,
+                          const char *content_spec)
+{
+    const char **in = calloc(ntraces + 1, sizeof(*in));
+    char path[4096];
+
+    if (!in || !out)
+        goto done;
+    for (size_t i = 0; i < ntraces; i++)
+        in[i] = traces[i];
+    in[ntraces] = zc_content_file(content_spec);
+    for (size_t k = 0; k < (n ? n : 1); k++) {
+        const char *clash;
+        snprintf(path, sizeof(path), "%s%s", out, n ? suffixes[k] : "");
+        if ((clash = outfile_input_clash(path, in, ntraces + 1))) {
+            char msg[8400];
+            bool same = !strcmp(clash, path); /* else a link to it */
+            if (!strcmp(path, out))
+                snprintf(msg, sizeof(msg),
+                         "%s %s: that is %s%san input of this run", opt, out,
+                         same ? "" : clash, same ? "" : ", ");
+            else
+                snprintf(msg, sizeof(msg),
+                         "%s %s: it would write %s, an input of this run%s%s",
+                         opt, out, path, same ? "" : ": ", same ? "" : clash);
+            free(in);
+            die(2, "%s", msg);
+        }
+    }
+done:
+    free(in);
 }

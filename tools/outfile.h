@@ -67,6 +67,15 @@ const char *outfile_dir_error(const char *path);
 const char *outfile_input_clash(const char *out, const char *const *inputs,
                                 size_t n);
 
+/** Refuse (exit 2, naming opt) an output that is one of the run's inputs:
+ *  its traces, or the file its content spec reads (zc_content_file()).
+ *  out may be a prefix: then each of the n suffixes is checked (out +
+ *  suffix). */
+void outfile_refuse_clash(const char *opt, const char *out,
+                          const char *const *suffixes, size_t n,
+                          const char *const *traces, size_t ntraces,
+                          const char *content_spec);
+
 /** s as a JSON string on f: quoted, '"' and the backslash escaped,
  *  control characters as u00XX escapes, a byte that is not part of valid
  *  UTF-8 (a file name may hold any) as U+FFFD, so that the output is

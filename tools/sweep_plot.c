@@ -19,7 +19,6 @@
 #include "plot.h"
 #include "split_log.h"
 #include "sweep.h"
-#include "trace_content.h"
 
 /* Each trace's plot prefix: --plot's for one trace, PREFIX-NAME for
  * several (NAME its file name; PREFIX-N-NAME where two share one); no
@@ -64,8 +63,9 @@ void plot_prefixes(const zc_sweep *sw, struct sweep_args *a)
     for (size_t i = 0; i < n; i++) {
         size_t nad = u[i].nrows - u[i].nstatic;
         for (size_t k = 0; k < n; k++)
-            trace_refuse_clash("--plot", a->plots[i], files, 9, u[k].paths,
-                               u[k].npaths, u[k].is_ops ? NULL : u[k].content);
+            outfile_refuse_clash("--plot", a->plots[i], files, 9, u[k].paths,
+                                 u[k].npaths,
+                                 u[k].is_ops ? NULL : u[k].content);
         for (size_t r = 0; nad > 1 && r < nad; r++) {
             /* each adaptive row's plot files too */
             static const char *const ext[] = {"csv", "gp", "png", "svg"};
@@ -76,9 +76,9 @@ void plot_prefixes(const zc_sweep *sw, struct sweep_args *a)
                 snprintf(suffix[e], sizeof(suffix[e]), "-adaptive-%zu.%s",
                          r + 1, ext[e]);
             for (size_t k = 0; k < n; k++)
-                trace_refuse_clash("--plot", a->plots[i], sp, 4, u[k].paths,
-                                   u[k].npaths,
-                                   u[k].is_ops ? NULL : u[k].content);
+                outfile_refuse_clash("--plot", a->plots[i], sp, 4, u[k].paths,
+                                     u[k].npaths,
+                                     u[k].is_ops ? NULL : u[k].content);
         }
     }
 }

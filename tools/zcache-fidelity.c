@@ -37,7 +37,6 @@
 #include "fidelity_report.h"
 #include "outfile.h"
 #include "plot.h"
-#include "trace_content.h"
 #include "zcache.h"
 #include "zcache_sim.h"
 
@@ -227,7 +226,7 @@ static void parse_models(const char *list)
     for (char *m = strtok_r(model_list, ",", &save); m;
          m = strtok_r(NULL, ",", &save)) {
         bool dup = false;
-        if (!trace_model_known(m)) {
+        if (!cli_model_known(m)) {
             char names[1024];
             size_t n = 0;
             for (size_t i = 0; zc_page_cache_model_name(i) && n < 900; i++)
@@ -332,7 +331,7 @@ static void parse_option(const char *a, const char *v)
     else if (!strcmp(a, "--content"))
         o.run.content = v;
     else if (!strcmp(a, "--read-ahead-kb")) {
-        if (trace_parse_read_ahead(v, &o.run.read_ahead_kb))
+        if (cli_read_ahead(v, &o.run.read_ahead_kb))
             die_usage("--read-ahead-kb %s: want KiB from 0 to 4194304", v);
         o.run.read_ahead_set = true;
     } else if (!strcmp(a, "--memo")) {
@@ -442,9 +441,10 @@ static zc_fidelity *open_run(void)
         /* no output over an input: the streams, the content's file */
         const char *in[2] = {res->access_path, res->kernel_path};
         if (o.out_path && strcmp(o.out_path, "-"))
-            trace_refuse_clash("-o", o.out_path, NULL, 0, in, 2, res->content);
-        trace_refuse_clash("--plot", o.plot, plot_files, 4, in, 2,
-                           res->content);
+            outfile_refuse_clash("-o", o.out_path, NULL, 0, in, 2,
+                                 res->content);
+        outfile_refuse_clash("--plot", o.plot, plot_files, 4, in, 2,
+                             res->content);
     }
     out = stdout;
     if (o.out_path && !strcmp(o.out_path, "-"))

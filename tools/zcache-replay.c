@@ -32,7 +32,6 @@
 #include "plot.h"
 #include "split_log.h"
 #include "statsout.h"
-#include "trace_content.h"
 #include "zcache.h"
 #include "zcache_sim.h"
 
@@ -252,13 +251,13 @@ static void parse_args(int argc, char **argv, struct opts *o)
             o->page_cache = v;
             o->page_cache_set = true;
         } else if (strcmp(a, "--page-cache-model") == 0) {
-            if (!trace_model_known(v))
+            if (!cli_model_known(v))
                 die_usage("--page-cache-model %s: no such model (see "
                           "--help)",
                           v);
             o->model = v;
         } else if (strcmp(a, "--read-ahead-kb") == 0) {
-            if (trace_parse_read_ahead(v, &o->ra_kb))
+            if (cli_read_ahead(v, &o->ra_kb))
                 die_usage("--read-ahead-kb %s: want KiB from 0 to 4194304", v);
             o->ra_set = true;
         } else if (strcmp(a, "--zcache") == 0) {
@@ -500,12 +499,12 @@ static int run(struct opts *o, struct result *res)
     if ((status = open_session(o, &s)))
         return status;
     /* no output over an input: the traces, the content's file */
-    trace_refuse_clash("--save-ops", o->save_ops, NULL, 0, o->traces,
-                       o->ntraces, o->content);
-    trace_refuse_clash("--split-csv", o->split_csv, NULL, 0, o->traces,
-                       o->ntraces, o->content);
-    trace_refuse_clash("--plot", o->plot, plot_files, 4, o->traces, o->ntraces,
-                       o->content);
+    outfile_refuse_clash("--save-ops", o->save_ops, NULL, 0, o->traces,
+                         o->ntraces, o->content);
+    outfile_refuse_clash("--split-csv", o->split_csv, NULL, 0, o->traces,
+                         o->ntraces, o->content);
+    outfile_refuse_clash("--plot", o->plot, plot_files, 4, o->traces,
+                         o->ntraces, o->content);
     res->format = zc_session_format(s);
     zc = open_zcache(o, res, &status);
     if (status)

@@ -38,7 +38,6 @@
 #include "outfile.h"
 #include "plot.h"
 #include "sweep.h"
-#include "trace_content.h"
 
 static void usage(FILE *f)
 {
@@ -241,14 +240,14 @@ static bool option(struct sweep_args *a, const char *k, const char *v)
     if (!strcmp(k, "--page-cache"))
         o->page_cache = v;
     else if (!strcmp(k, "--page-cache-model")) {
-        if (!trace_model_known(v))
+        if (!cli_model_known(v))
             die(2,
                 "--page-cache-model %s: no such model (zcache-replay "
                 "--help lists them)",
                 v);
         o->model = v;
     } else if (!strcmp(k, "--read-ahead-kb")) {
-        if (trace_parse_read_ahead(v, &o->read_ahead_kb))
+        if (cli_read_ahead(v, &o->read_ahead_kb))
             die(2, "--read-ahead-kb %s: want KiB from 0 to 4194304", v);
         o->read_ahead_set = true;
     } else if (!strcmp(k, "--capacity"))
