@@ -1276,8 +1276,9 @@ typedef struct zc_session zc_session;
 typedef struct zc_session_options {
     const char *format;   /* a trace format, "zct" for an op stream; NULL
                              or "auto": sniffed */
-    size_t page_size;     /* 0: 4096 (an op stream has its own: a value
-                             given must be it) */
+    size_t page_size;     /* 0: the header's page_size (an access
+                             stream's), else 4096; an op stream has its
+                             own, and a value given must be it */
     uint64_t max_request; /* zc_trace_options.max_request */
     const char *content;  /* a content source (zc_content_open()); NULL:
                              "pack:" and the pack the first trace's header

@@ -320,6 +320,46 @@ static void test_session_without_content_takes_no_zcache(void **state)
     zc_session_close(s);
 }
 
+/* An access stream of 8 KiB pages replays in 8 KiB pages unless the
+ * caller says otherwise: its header says so. */
+static void test_session_takes_page_size_from_header(void **state)
+{
+    (void)state;
+    const char *path = zt_tmp_path("8k.zca");
+    zc_access_writer_options wo = {.page_size = 8192};
+    zc_request q = {.dev = 7, .ino = 12, .length = 8192};
+    zc_session_run_options ro = {.page_cache_pages = 2};
+    zc_session_options so = {.page_size = 4096};
+    zc_access_writer *w;
+    zc_replay_stats st;
+    zc_session *s;
+
+    assert_int_equal(zc_access_writer_open(path, &wo, &w, NULL, 0), 0);
+    for (uint64_t i = 0; i < 8; i++) {
+        q.offset = i % 4 * 8192;
+        q.time_ns = i;
+        assert_int_equal(zc_access_write(w, &q), 0);
+    }
+    assert_int_equal(zc_access_writer_close(w, NULL, 0), 0);
+    s = open_ok(path, NULL);
+    assert_int_equal(zc_session_page_size(s), 8192);
+    ro.zcache = cache("capacity=1M,page_size=8192");
+    assert_int_equal(zc_session_run(s, &ro), 0);
+    zc_session_stats(s, &st);
+    assert_int_equal(st.accesses, 8); /* one page a request */
+    zc_cache_destroy(ro.zcache);
+    zc_session_close(s);
+    /* said otherwise: 4 KiB pages, two a request */
+    s = open_ok(path, &so);
+    assert_int_equal(zc_session_page_size(s), 4096);
+    memset(&ro, 0, sizeof(ro));
+    ro.page_cache_pages = 4;
+    assert_int_equal(zc_session_run(s, &ro), 0);
+    zc_session_stats(s, &st);
+    assert_int_equal(st.accesses, 16);
+    zc_session_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -335,6 +375,7 @@ int main(void)
         cmocka_unit_test(test_session_follows_the_kernel_only_with_samples),
         cmocka_unit_test(test_session_refuses_zcache_of_another_page_size),
         cmocka_unit_test(test_session_without_content_takes_no_zcache),
+        cmocka_unit_test(test_session_takes_page_size_from_header),
     };
     return cmocka_run_group_tests(tests, zt_tmpdir_setup, zt_tmpdir_teardown);
 }

@@ -168,6 +168,66 @@ static int parse_pages(const char *s, size_t page_size, uint64_t *out)
     return 0;
 }
 
+/* The page cache's and the zcache's sizes in pages of o->page_size: again
+ * when a trace's header gives another page size. */
+static void settle_sizes(struct opts *o)
+{
+    o->follow_kernel = strcmp(o->page_cache, "kernel") == 0;
+    if (o->follow_kernel && o->memory)
+        die_usage("%s", "--page-cache kernel: not with --memory (the split "
+                        "decides the page cache's size)");
+    if (o->follow_kernel)
+        o->pc_pages = 0;
+    else if (parse_pages(o->page_cache, o->page_size, &o->pc_pages))
+        die_usage("--page-cache %s: want pages (e.g. 10000) or bytes with "
+                  "K/M/G (e.g. 256M)",
+                  o->page_cache);
+    else if (o->pc_pages > ZC_REPLAY_PAGES_MAX)
+        die_too_many_pages("--page-cache", o->page_cache);
+    if (o->memory) {
+        uint64_t m;
+        if (zc_parse_size(o->memory, &m) < 0 || m < o->page_size)
+            die_usage("--memory %s: want bytes with K/M/G (e.g. 64M), at "
+                      "least a page",
+                      o->memory);
+        if (m / o->page_size > ZC_REPLAY_PAGES_MAX)
+            die_too_many_pages("--memory", o->memory);
+        if (o->page_cache_set)
+            die_usage("%s", "--memory splits memory: no --page-cache");
+        if (!o->zspec)
+            die_usage("%s", "--memory splits memory with a zcache: not "
+                            "--zcache off");
+        if (o->adaptive && o->share >= 0)
+            die_usage("%s", "--memory: --share S is a static split, "
+                            "--adaptive a moving one: not both");
+        if (!o->adaptive && o->share < 0)
+            die_usage("%s", "--memory wants --share S or --adaptive");
+        if (o->save_ops && o->adaptive)
+            die_usage("%s", "--save-ops: an adaptive run's op stream depends "
+                            "on its zcache; save a static one");
+        o->adapt.memory_bytes = m;
+        if (o->share >= 0) {
+            uint64_t cap = zc_share_capacity(m, o->share, o->page_size);
+            o->pc_pages = (m - cap) / o->page_size;
+            o->zc_bytes = cap;
+            if (!cap)
+                o->zspec = NULL; /* a share of 0 is no zcache, as in the
+                                    sweep */
+        } else {
+            o->pc_pages = m / o->page_size;
+            o->zc_bytes = m; /* made for all of M, given its share */
+        }
+        if (o->zc_bytes > ZC_CAPACITY_MAX)
+            die_usage("--memory %s: a zcache of %" PRIu64 " bytes%s is more "
+                      "than the library's largest, %zu (15 GiB)",
+                      o->memory, o->zc_bytes,
+                      o->adaptive ? " (made for all of M)" : "",
+                      (size_t)ZC_CAPACITY_MAX);
+    } else if (o->adaptive || o->share >= 0) {
+        die_usage("%s", "--share and --adaptive need --memory M");
+    }
+}
+
 static void parse_args(int argc, char **argv, struct opts *o)
 {
     memset(o, 0, sizeof(*o));
@@ -312,60 +372,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
         die_usage("--save-ops %s: the results go to standard output; give a "
                   "file",
                   o->save_ops);
-    o->follow_kernel = strcmp(o->page_cache, "kernel") == 0;
-    if (o->follow_kernel && o->memory)
-        die_usage("%s", "--page-cache kernel: not with --memory (the split "
-                        "decides the page cache's size)");
-    if (o->follow_kernel)
-        o->pc_pages = 0;
-    else if (parse_pages(o->page_cache, o->page_size, &o->pc_pages))
-        die_usage("--page-cache %s: want pages (e.g. 10000) or bytes with "
-                  "K/M/G (e.g. 256M)",
-                  o->page_cache);
-    else if (o->pc_pages > ZC_REPLAY_PAGES_MAX)
-        die_too_many_pages("--page-cache", o->page_cache);
-    if (o->memory) {
-        uint64_t m;
-        if (zc_parse_size(o->memory, &m) < 0 || m < o->page_size)
-            die_usage("--memory %s: want bytes with K/M/G (e.g. 64M), at "
-                      "least a page",
-                      o->memory);
-        if (m / o->page_size > ZC_REPLAY_PAGES_MAX)
-            die_too_many_pages("--memory", o->memory);
-        if (o->page_cache_set)
-            die_usage("%s", "--memory splits memory: no --page-cache");
-        if (!o->zspec)
-            die_usage("%s", "--memory splits memory with a zcache: not "
-                            "--zcache off");
-        if (o->adaptive && o->share >= 0)
-            die_usage("%s", "--memory: --share S is a static split, "
-                            "--adaptive a moving one: not both");
-        if (!o->adaptive && o->share < 0)
-            die_usage("%s", "--memory wants --share S or --adaptive");
-        if (o->save_ops && o->adaptive)
-            die_usage("%s", "--save-ops: an adaptive run's op stream depends "
-                            "on its zcache; save a static one");
-        o->adapt.memory_bytes = m;
-        if (o->share >= 0) {
-            uint64_t cap = zc_share_capacity(m, o->share, o->page_size);
-            o->pc_pages = (m - cap) / o->page_size;
-            o->zc_bytes = cap;
-            if (!cap)
-                o->zspec = NULL; /* a share of 0 is no zcache, as in the
-                                    sweep */
-        } else {
-            o->pc_pages = m / o->page_size;
-            o->zc_bytes = m; /* made for all of M, given its share */
-        }
-        if (o->zc_bytes > ZC_CAPACITY_MAX)
-            die_usage("--memory %s: a zcache of %" PRIu64 " bytes%s is more "
-                      "than the library's largest, %zu (15 GiB)",
-                      o->memory, o->zc_bytes,
-                      o->adaptive ? " (made for all of M)" : "",
-                      (size_t)ZC_CAPACITY_MAX);
-    } else if (o->adaptive || o->share >= 0) {
-        die_usage("%s", "--share and --adaptive need --memory M");
-    }
+    settle_sizes(o);
     if ((o->split_csv || o->plot) && !o->adaptive)
         die_usage("%s", "--split-csv and --plot show an adaptive run: "
                         "--memory M --adaptive");
@@ -465,7 +472,10 @@ static int open_session(struct opts *o, zc_session **s)
         fprintf(stderr, NAME ": %s\n", err);
         return cli_status(rc);
     }
-    o->page_size = zc_session_page_size(*s);
+    if (zc_session_page_size(*s) != o->page_size) { /* the header's */
+        o->page_size = zc_session_page_size(*s);
+        settle_sizes(o);
+    }
     /* a copy: the session goes before the report */
     snprintf(o->content_buf, sizeof(o->content_buf), "%s",
              zc_session_content(*s));

@@ -161,10 +161,10 @@ static int take_options(zc_fidelity *f, const zc_fidelity_options *o)
     return 0;
 }
 
-/* The access stream through a session, in pages of its header's size. */
+/* The access stream through a session (in pages of its header's size). */
 static int open_access(zc_fidelity *f, const zc_fidelity_options *o)
 {
-    const char *path = f->access_path, *v;
+    const char *path = f->access_path;
     zc_session_options so = {0};
     int rc;
 
@@ -172,25 +172,13 @@ static int open_access(zc_fidelity *f, const zc_fidelity_options *o)
     so.model = f->models[0];
     so.read_ahead_set = o->read_ahead_set;
     so.read_ahead_kb = o->read_ahead_kb;
-    for (;;) {
-        uint64_t ps = 0;
-        char *end;
-        if ((rc =
-                 zc_session_open(&path, 1, &so, &f->s, f->err, sizeof(f->err))))
-            return rc;
-        if (strncmp(zc_session_format(f->s), "access", 6) != 0)
-            return set_error(f, -ZC_EFORMAT,
-                             "%s: not an access stream (read as %s)", path,
-                             zc_session_format(f->s));
-        if ((v = zc_session_meta(f->s, "page_size")))
-            ps = strtoull(v, &end, 10);
-        if (!ps || ps == zc_session_page_size(f->s) || so.page_size)
-            return 0;
-        /* (the reader checked the field: a power of two in 512..65536) */
-        zc_session_close(f->s);
-        f->s = NULL;
-        so.page_size = (size_t)ps;
-    }
+    if ((rc = zc_session_open(&path, 1, &so, &f->s, f->err, sizeof(f->err))))
+        return rc;
+    if (strncmp(zc_session_format(f->s), "access", 6) != 0)
+        return set_error(f, -ZC_EFORMAT,
+                         "%s: not an access stream (read as %s)", path,
+                         zc_session_format(f->s));
+    return 0;
 }
 
 /* The zcaches' configuration, in the streams' page size. */

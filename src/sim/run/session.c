@@ -192,6 +192,10 @@ static int open_trace(zc_session *s, const zc_session_options *opt)
                        &s->t, s->err, sizeof(s->err));
     if (rc)
         return rc;
+    /* pages of the header's size, unless the caller says (the reader
+     * checked the field: a power of two in 512..65536) */
+    if (!opt->page_size && (v = zc_trace_meta(s->t, "page_size")))
+        s->page_size = (size_t)strtoull(v, NULL, 10);
     if (opt->content)
         snprintf(s->spec, sizeof(s->spec), "%s", opt->content);
     else if ((rc = default_content(s)))
