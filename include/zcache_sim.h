@@ -580,6 +580,11 @@ typedef struct zc_cost {
 ZC_API zc_cost zc_cost_of(const zc_stats *zs, double reads_saved,
                           const zc_prices *p);
 
+/** A page count: a plain number is pages, one with a K/M/G/T suffix bytes
+ *  (zc_parse_size()), divided into pages of page_size bytes (rounded
+ *  down).  Returns 0 and *pages; -ZC_EINVAL. */
+ZC_API int zc_parse_pages(const char *s, size_t page_size, uint64_t *pages);
+
 /** The zcache's capacity at share percent (0 to 100) of a memory of
  *  `memory` bytes split with a page cache: whole pages of page_size
  *  bytes, rounded down (the page cache gets the rest). */

@@ -156,18 +156,6 @@ static void usage(FILE *f)
                "other failure\n");
 }
 
-/* Pages, or bytes with a K/M/G/T suffix (then divided by the page size). */
-static int parse_pages(const char *s, size_t page_size, uint64_t *out)
-{
-    int rc = zc_parse_size(s, out);
-
-    if (rc < 0)
-        return -1;
-    if (rc == 1)
-        *out /= page_size;
-    return 0;
-}
-
 /* The page cache's and the zcache's sizes in pages of o->page_size: again
  * when a trace's header gives another page size. */
 static void settle_sizes(struct opts *o)
@@ -178,7 +166,7 @@ static void settle_sizes(struct opts *o)
                         "decides the page cache's size)");
     if (o->follow_kernel)
         o->pc_pages = 0;
-    else if (parse_pages(o->page_cache, o->page_size, &o->pc_pages))
+    else if (zc_parse_pages(o->page_cache, o->page_size, &o->pc_pages))
         die_usage("--page-cache %s: want pages (e.g. 10000) or bytes with "
                   "K/M/G (e.g. 256M)",
                   o->page_cache);

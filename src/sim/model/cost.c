@@ -68,12 +68,3 @@ double zc_stats_density(const zc_stats *zs)
                ? (double)zs->compr_data_size / (double)zs->mem_used_total
                : 0.0;
 }
-
-uint64_t zc_share_capacity(uint64_t memory, double share, size_t page_size)
-{
-    if (!page_size || !(share > 0))
-        return 0;
-    if (share >= 100)
-        return memory / page_size * page_size;
-    return (uint64_t)((double)memory * share / 100.0) / page_size * page_size;
-}

@@ -60,13 +60,10 @@ char *zc__sweep_dup(const char *s, bool *oom)
 int zc__sweep_size_arg(zc_sweep *sw, const char *s, bool pages,
                        const char *what, uint64_t *v)
 {
-    int rc = zc_parse_size(s, v);
-
-    if (rc < 0)
+    if ((pages ? zc_parse_pages(s, sw->o.page_size, v)
+               : zc_parse_size(s, v)) < 0)
         return zc__sweep_fail(sw, -ZC_EINVAL,
                               "%s: want a number, or bytes with K/M/G", what);
-    if (pages && rc == 1)
-        *v /= sw->o.page_size;
     return 0;
 }
 
