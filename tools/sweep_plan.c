@@ -114,8 +114,10 @@ static void job_died(void)
         fprintf(stderr, NAME ": %s\n", err);
 }
 
-/* The few options that belong to this run, not to the plan. */
-static void run_options(int argc, char **av, bool merge, const char **ov)
+/* The few options that belong to this run, not to the plan: ov[0]
+ * --output, ov[1] --plot (made absolute: *owned), ov[2] --jobs. */
+static void run_options(int argc, char **av, bool merge, const char **ov,
+                        void **owned)
 {
     const char *mode = av[1];
 
@@ -149,6 +151,7 @@ static void run_options(int argc, char **av, bool merge, const char **ov)
             die(1, "%s", "out of memory");
         snprintf(abs, l, "%s/%s", cwd, ov[1]);
         ov[1] = abs;
+        *owned = abs;
     }
 }
 
@@ -190,7 +193,8 @@ void plan_command(int *argc, char ***argv, struct sweep_args *a)
             die(2, "--run-job %s %s: want a job number", av[2], av[3]);
         a->run_job = (size_t)j;
     }
-    run_options(*argc, av, merge, ov);
+    run_options(*argc, av, merge, ov, &a->plan_mem[1]);
+    a->plan_mem[0] = dir;
     if ((rc = zc_sweep_plan_read(dir, &args, &nargs, &cwd, &njobs, &a->plan_id,
                                  err, sizeof(err))))
         die(rc == -ZC_ENOMEM ? 1 : 2, "%s", err);
@@ -204,8 +208,10 @@ void plan_command(int *argc, char ***argv, struct sweep_args *a)
         dying.job = a->run_job;
         cli_init(NAME, job_died);
     }
+    a->plan_mem[2] = args;
     if (!(nav = calloc(nargs + 8, sizeof(*nav))))
         die(1, "%s", "out of memory");
+    a->plan_mem[3] = nav;
     nav[n++] = av[0];
     for (size_t i = 0; i < nargs; i++) {
         /* a job never plots: a --plot whose folder is gone is no matter */

@@ -554,10 +554,8 @@ int main(int argc, char **argv)
     plot_prefixes(sw, &a);
     if (a.plan_dir) {
         plan_write(sw, &a, argc, given);
-        zc_sweep_destroy(sw);
-        return outfile_stdout_close(NAME);
-    }
-    if (a.run_dir) {
+        status = outfile_stdout_close(NAME);
+    } else if (a.run_dir) {
         const zc_sweep_job *j = &zc_sweep_jobs(sw, NULL)[a.run_job];
         double t0 = cli_now();
         plan_job_check(sw, &a); /* before the work, not after it */
@@ -580,6 +578,8 @@ int main(int argc, char **argv)
         free(a.plots[i]);
     free(a.plots);
     free(a.traces);
+    for (int i = 0; i < 4; i++)
+        free(a.plan_mem[i]);
     zc_sweep_destroy(sw);
     return status;
 }
