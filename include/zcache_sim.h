@@ -581,8 +581,8 @@ ZC_API zc_cost zc_cost_of(const zc_stats *zs, double reads_saved,
                           const zc_prices *p);
 
 /** A page count: a plain number is pages, one with a K/M/G/T suffix bytes
- *  (zc_parse_size()), divided into pages of page_size bytes (rounded
- *  down).  Returns 0 and *pages; -ZC_EINVAL. */
+ *  (zc_parse_size()), whole pages of page_size bytes (6K of 4 KiB pages is
+ *  refused, not taken for one page).  Returns 0 and *pages; -ZC_EINVAL. */
 ZC_API int zc_parse_pages(const char *s, size_t page_size, uint64_t *pages);
 
 /** The zcache's capacity at share percent (0 to 100) of a memory of
@@ -1558,8 +1558,10 @@ typedef struct zc_sweep_row {
     const char *config;        /* the zcache's resolved configuration */
     const char *compressor;
     uint64_t mrc_hits;         /* the LRU curve's hits at its page cache */
-    int rc;                    /* 0, or the -ZC_E* code it failed with */
-    const char *err;           /* and why */
+    int rc;                    /* 0, or the -ZC_E* code it failed with;
+                                  -ZC_ECANCELED until it has run to its
+                                  end (never run, or its run stopped) */
+    const char *err;           /* and why ("not run") */
     const zc_adapt_epoch *epochs; /* an adaptive row's split over time */
     size_t nepochs;
 } zc_sweep_row;
@@ -1624,12 +1626,14 @@ ZC_API int zc_sweep_prepare(zc_sweep *sw);
 typedef int (*zc_sweep_progress)(void *ctx, size_t job, uint64_t requests,
                                  size_t done);
 
-/** Run jobs[0..n) (job numbers; NULL: every job): the groups one after
- *  the other, each spread over the threads, then the rest a row a
- *  thread.  A row's failure is the row's (rc, err); the run fails for
- *  what stops every row (a trace that cannot be read, a content source
- *  that lacks a page: bad input of the trace).  Returns 0; a -ZC_E* code
- *  with the message. */
+/** Run jobs[0..n) (job numbers, each once; NULL and 0: every job): the
+ *  groups one after the other, each spread over the threads, then the
+ *  rest a row a thread.  A row's failure is the row's (rc, err); the run
+ *  fails for what stops every row of a pass (a trace that cannot be read,
+ *  a content source that lacks a page: bad input of the trace), and those
+ *  rows fail with it.  Returns 0; -ZC_EINVAL (a job number out of range
+ *  or given twice); -ZC_ECANCELED (stopped: the rows not run to their end
+ *  say -ZC_ECANCELED); a -ZC_E* code with the message. */
 ZC_API int zc_sweep_run(zc_sweep *sw, const size_t *jobs, size_t n,
                         zc_sweep_progress fn, void *ctx);
 
@@ -1687,7 +1691,8 @@ ZC_API int zc_sweep_plan_write(zc_sweep *sw, const char *dir,
                                const char *cwd, uint64_t *plan_id);
 
 /** Read a plan's arguments back (to make the same sweep again): *args
- *  (nargs strings, one allocation: free(*args)), *cwd (inside it), the
+ *  (nargs strings and a NULL, one allocation: free(*args)), *cwd (the
+ *  directory they are relative to, inside the same allocation), the
  *  plan's job count, its id.  Returns 0; -ZC_EIO (no plan there);
  *  -ZC_EFORMAT (not a plan, another library version's, changed since it
  *  was made); -ZC_ENOMEM; with a one-line message in err. */
@@ -1695,15 +1700,17 @@ ZC_API int zc_sweep_plan_read(const char *dir, char ***args, size_t *nargs,
                               const char **cwd, size_t *njobs,
                               uint64_t *plan_id, char *err, size_t errlen);
 
-/** Whether the prepared sweep is still the one planned in dir (its
- *  fingerprint, and the plan's id, which the job files carry).  0;
- *  -ZC_EFORMAT naming the line that changed. */
+/** Whether the prepared sweep is still the one planned in dir: the plan
+ *  there is plan_id (zc_sweep_plan_read()'s, which the job files carry)
+ *  of as many jobs, and its fingerprint is what the sweep makes now.  0;
+ *  -ZC_EFORMAT naming the line that changed; -ZC_EIO. */
 ZC_API int zc_sweep_plan_check(zc_sweep *sw, const char *dir,
                                uint64_t plan_id);
 
 /** Save job n's rows (after zc_sweep_run() of it) into the plan, or its
  *  failure when a row failed (the first failed row's message).  Returns
- *  0; -ZC_EIO; -ZC_ENOMEM. */
+ *  0; -ZC_EINVAL (a row that did not run to its end: nothing saved);
+ *  -ZC_EIO; -ZC_ENOMEM. */
 ZC_API int zc_sweep_plan_save_job(zc_sweep *sw, const char *dir, size_t n);
 
 /** Record that job n failed, and why (a job that dies before its rows

@@ -586,6 +586,74 @@ static void test_failure_removes_only_its_own_files(void **state)
     zc_trace_close(t);
 }
 
+/* An output over an input (by name or through a link) or over another
+ * output is refused before anything is written: the inputs stay whole. */
+static void test_outputs_never_overwrite_inputs_or_each_other(void **state)
+{
+    (void)state;
+    size_t len, before, after;
+    unsigned char *orig = zt_read_file(DATA "capture.trace", &len);
+    const char *cap = zt_write_tmp("cap.trace", orig, len);
+    const char *img = make_image(), *link = zt_tmp_path("img.link");
+    zc_tracefs_options o = capture_options(cap);
+    zc_tracefs_summary s;
+    char err[4096];
+    unsigned char *now;
+
+    before = len;
+    o.access = cap; /* the trace itself */
+    assert_int_equal(zc_tracefs_convert(&o, &s, err, sizeof(err)), -ZC_EINVAL);
+    assert_non_null(strstr(err, "--access"));
+    assert_non_null(strstr(err, "an input of this conversion"));
+    assert_true(s.bad_input);
+    now = zt_read_file(cap, &after);
+    assert_int_equal(after, before);
+    assert_memory_equal(now, orig, len);
+    free(now);
+    o = capture_options(cap); /* the image, through a symbolic link */
+    assert_int_equal(symlink(img, link), 0);
+    o.image = img;
+    o.kernel_ops = zt_tmp_path("k.zct");
+    o.pack = link;
+    assert_int_equal(zc_tracefs_convert(&o, &s, err, sizeof(err)), -ZC_EINVAL);
+    assert_non_null(strstr(err, "--image"));
+    now = zt_read_file(img, &after);
+    assert_int_equal(after, 256 * PS);
+    free(now);
+    assert_false(exists(o.kernel_ops));
+    o = capture_options(cap); /* a side input (committed: it must stay) */
+    o.inodes = DATA "capture.sizes";
+    now = zt_read_file(o.inodes, &before);
+    assert_int_equal(zc_tracefs_convert(&o, &s, err, sizeof(err)), -ZC_EINVAL);
+    assert_non_null(strstr(err, "--sizes"));
+    free(zt_read_file(o.inodes, &after));
+    assert_int_equal(after, before);
+    free(now);
+    o = capture_options(cap); /* two outputs in one file */
+    o.access = zt_tmp_path("o.zca");
+    o.blkparse = o.access;
+    refused(&o, -ZC_EINVAL, true, "one file for two outputs");
+    free(orig);
+}
+
+/* Side inputs must be regular files: a FIFO would wait (the image is also
+ * read at its offsets). */
+static void test_side_inputs_must_be_regular_files(void **state)
+{
+    (void)state;
+    const char *fifo = zt_tmp_path("side.fifo");
+    zc_tracefs_options o = capture_options(DATA "capture.trace");
+
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    o.sizes = fifo;
+    o.access = zt_tmp_path("f.zca");
+    refused(&o, -ZC_EINVAL, true, "--sizes");
+    o = capture_options(DATA "capture.trace");
+    o.image = fifo;
+    o.kernel_ops = zt_tmp_path("f.zct");
+    refused(&o, -ZC_EINVAL, true, "not a regular file");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -600,6 +668,8 @@ int main(void)
         cmocka_unit_test(test_capture_without_the_device_is_refused),
         cmocka_unit_test(test_options_are_checked),
         cmocka_unit_test(test_failure_removes_only_its_own_files),
+        cmocka_unit_test(test_outputs_never_overwrite_inputs_or_each_other),
+        cmocka_unit_test(test_side_inputs_must_be_regular_files),
     };
     return cmocka_run_group_tests(tests, zt_tmpdir_setup, zt_tmpdir_teardown);
 }

@@ -549,6 +549,32 @@ static void test_missing_and_foreign_inputs_are_refused(void **state)
     }
 }
 
+/* A stream a session saved (no pack of its own) names its recording:
+ * grep-src's replay given as build-c's kernel stream is refused. */
+static void test_a_saved_stream_of_another_recording_is_refused(void **state)
+{
+    (void)state;
+    const char *src = TRACES "grep-src.zca";
+    zc_session_run_options ro = {.page_cache_pages = 2000};
+    zc_session *s;
+    zc_ops_writer *w;
+
+    mkdir(zt_tmp_path("saved"), 0700);
+    link_trace("saved", "build-c.zca", "build-c.zca");
+    link_trace("saved", "build-c.zcp", "build-c.zcp");
+    assert_int_equal(zc_session_open(&src, 1, NULL, &s, NULL, 0), 0);
+    assert_int_equal(
+        zc_session_ops_writer(s, tmp_name("saved", "build-c.kernel.zct"), 1,
+                              2000, &w),
+        0);
+    ro.save_ops = w;
+    assert_int_equal(zc_session_run(s, &ro), 0);
+    assert_int_equal(zc_ops_writer_close(w, NULL, 0), 0);
+    zc_session_close(s);
+    expect_failure(tmp_name("saved", "build-c"), NULL, -ZC_EINVAL,
+                   "different recordings", "recording_pack_id");
+}
+
 static void test_damaged_or_unsampled_streams_fail_in_the_work(void **state)
 {
     size_t len;
@@ -667,6 +693,7 @@ int main(void)
         cmocka_unit_test(test_build_c_rows_are_session_replays),
         cmocka_unit_test(test_progress_is_told_and_may_stop_the_run),
         cmocka_unit_test(test_missing_and_foreign_inputs_are_refused),
+        cmocka_unit_test(test_a_saved_stream_of_another_recording_is_refused),
         cmocka_unit_test(test_damaged_or_unsampled_streams_fail_in_the_work),
         cmocka_unit_test(test_bad_options_are_refused_before_the_work),
         cmocka_unit_test(test_open_tells_the_inputs_before_the_work),

@@ -945,7 +945,8 @@ static void test_blocklist_binary_little_endian_pages(void **state)
 /* -------------------------------------------------- files, sniffing, names */
 
 static void
-test_empty_file_is_an_empty_trace_when_a_headerless_format_is_forced(void **state)
+test_empty_file_is_an_empty_trace_when_a_headerless_format_is_forced(
+    void **state)
 {
     const char *p = zt_write_tmp("empty", "", 0);
     struct result r;
@@ -1056,10 +1057,21 @@ static void test_every_file_of_a_sniffed_trace_is_one_format(void **state)
     assert_open_fails(paths, 2, NULL, -ZC_EFORMAT, paths[1],
                       ": offset 0: not a trace format this library "
                       "recognises, but ");
-    /* a forced format reads what it is told */
+    /* a forced format reads what it is told, and refuses bytes that are
+     * not its text (it read 0 requests of an ELF file, and said so not) */
     read_paths(paths, 2, "blkparse", 0, &r);
-    assert_int_equal(r.rc, 0);
+    assert_int_equal(r.rc, -ZC_EFORMAT);
     assert_int_equal(r.n, 1);
+    assert_non_null(strstr(r.msg, "a NUL byte: not blkparse's text"));
+    /* text without a single event line is another format, not 0 requests;
+     * a blank file is a trace of none */
+    read_one(write_text("prose", "Hello.\nNot a trace.\n"), "blkparse", &r);
+    assert_int_equal(r.rc, -ZC_EFORMAT);
+    assert_int_equal(r.n, 0);
+    assert_non_null(strstr(r.msg, "no event line"));
+    read_one(write_text("blank", "\n  \n"), "blkparse", &r);
+    assert_int_equal(r.rc, 0);
+    assert_int_equal(r.n, 0);
 
     /* the same format, compressed or empty, is one trace */
     z = zt_zstd(blk, strlen(blk), &zlen);

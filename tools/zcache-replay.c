@@ -167,8 +167,8 @@ static void settle_sizes(struct opts *o)
     if (o->follow_kernel)
         o->pc_pages = 0;
     else if (zc_parse_pages(o->page_cache, o->page_size, &o->pc_pages))
-        die_usage("--page-cache %s: want pages (e.g. 10000) or bytes with "
-                  "K/M/G (e.g. 256M)",
+        die_usage("--page-cache %s: want pages (e.g. 10000) or whole pages "
+                  "of bytes with K/M/G (e.g. 256M)",
                   o->page_cache);
     else if (o->pc_pages > ZC_REPLAY_PAGES_MAX)
         die_too_many_pages("--page-cache", o->page_cache);

@@ -4,7 +4,9 @@
  *
  * The stages, in the order their failures are told:
  *
- *   1. the options: an op stream or a pack needs the image and the device
+ *   1. the options: an op stream or a pack needs the image and the device;
+ *      no output over an input or another output (same name, or same
+ *      device and inode); the side inputs are regular files
  *   2. the inputs, each read and checked before any output exists: the
  *      capture opened, the extents, the sizes, the live list, the image
  *   3. the outputs made (blkparse, pack, op stream, access stream)
@@ -189,6 +191,65 @@ static int check_options(struct zc__cap *c)
     return 0;
 }
 
+/* Whether paths a and b name one file (the same name, or the same device
+ * and inode: a link, another spelling). */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+
+    if (!strcmp(a, b))
+        return true;
+    return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* No output over an input or over another output, before any is made;
+ * the side inputs regular files (the image is read at its offsets, and a
+ * FIFO of them would wait). */
+static int check_files(struct zc__cap *c)
+{
+    const zc_tracefs_options *o = &c->o;
+    const struct {
+        const char *opt, *path;
+    } in[] = {{"the trace", o->input},
+              {"--image", o->image},
+              {"--extents", o->extents},
+              {"--sizes", o->sizes},
+              {"--live", o->live}},
+      out[] = {{"--blkparse", o->blkparse},
+               {"--access", o->access},
+               {"--kernel-ops", o->kernel_ops},
+               {"--pack", o->pack},
+               {"--inodes", o->inodes}};
+    const size_t nin = sizeof(in) / sizeof(*in),
+                 nout = sizeof(out) / sizeof(*out);
+    struct stat st;
+
+    for (size_t i = 1; i < nin; i++)
+        if (in[i].path && !stat(in[i].path, &st) && !S_ISREG(st.st_mode))
+            return zc__cap_refuse(c, -ZC_EINVAL, "%s %s: not a regular file",
+                                  in[i].opt, in[i].path);
+    for (size_t k = 0; k < nout; k++) {
+        if (!out[k].path)
+            continue;
+        for (size_t i = 0; i < nin; i++)
+            if (in[i].path && same_file(out[k].path, in[i].path))
+                return zc__cap_refuse(c, -ZC_EINVAL,
+                                      "%s %s: that is %s %s, an input of "
+                                      "this conversion",
+                                      out[k].opt, out[k].path, in[i].opt,
+                                      in[i].path);
+        for (size_t j = k + 1; j < nout; j++)
+            if (out[j].path && same_file(out[k].path, out[j].path))
+                return zc__cap_refuse(c, -ZC_EINVAL,
+                                      "%s %s and %s %s: one file for two "
+                                      "outputs",
+                                      out[k].opt, out[k].path, out[j].opt,
+                                      out[j].path);
+    }
+    return 0;
+}
+
 static int event_line(struct zc__cap *c, char *line, const char *path,
                       uint64_t ln)
 {
@@ -256,6 +317,8 @@ int zc_tracefs_convert(const zc_tracefs_options *opt, zc_tracefs_summary *sum,
     c->o = *opt;
     c->image_fd = -1;
     rc = check_options(c);
+    if (!rc)
+        rc = check_files(c);
     if (!rc)
         rc = convert(c);
     if (rc)

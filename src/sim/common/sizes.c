@@ -15,6 +15,8 @@ int zc_parse_pages(const char *s, size_t page_size, uint64_t *pages)
         return -ZC_EINVAL;
     if ((rc = zc_parse_size(s, pages)) < 0)
         return rc;
+    if (rc == 1 && *pages % page_size) /* (1K of 4K pages is no cache) */
+        return -ZC_EINVAL;
     if (rc == 1)
         *pages /= page_size;
     return 0;

@@ -214,16 +214,19 @@ static int open_kernel(zc_fidelity *f)
                          "%s: pages of %zu bytes, but %s has pages of %zu",
                          f->kernel_path, zc_ops_page_size(f->kin),
                          f->access_path, zc_session_page_size(f->s));
-    kid = zc_ops_meta(f->kin, "pack_id");
+    /* its pack, or (a stream a session saved) its recording's */
+    const char *key = "pack_id";
+    if (!(kid = zc_ops_meta(f->kin, key)))
+        kid = zc_ops_meta(f->kin, key = "recording_pack_id");
     if (!kid || !aid)
         return 0;
     a = strtoull(kid, &end1, 16);
     b = strtoull(aid, &end2, 16);
     if (*end1 || *end2 || a != b)
         return set_error(f, -ZC_EINVAL,
-                         "%s: pack_id=%.32s, but %s has pack_id=%.32s: the "
+                         "%s: %s=%.32s, but %s has pack_id=%.32s: the "
                          "streams are of different recordings",
-                         f->kernel_path, kid, f->access_path, aid);
+                         f->kernel_path, key, kid, f->access_path, aid);
     return 0;
 }
 

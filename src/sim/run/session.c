@@ -442,8 +442,8 @@ static void explain(zc_session *s, const zc_request *req, int rc, char *buf,
         }
     }
     free(page);
-    if (!prc) {
-        snprintf(buf, len, "content source %.1024s: %s", spec, zc_strerror(rc));
+    if (!prc) { /* no page refused: not the source's doing */
+        snprintf(buf, len, "%s", zc_strerror(rc));
         return;
     }
     snprintf(buf, len,
@@ -474,27 +474,37 @@ int zc__session_fail(zc_session *s, const zc_request *req, uint64_t n, int rc,
 
 /* ---- saving the run's op stream ----------------------------------------- */
 
-/* s at the end of buf[n..len), a newline in it made harmless: the new n. */
-static size_t add_field(char *buf, size_t n, size_t len, const char *v)
+/* v at the end of buf[n..len), a newline in it made harmless (a field
+ * is one line): the new n. */
+static size_t add_value(char *buf, size_t n, size_t len, const char *v)
 {
     for (; v && *v && n + 2 < len; v++)
         buf[n++] = *v == '\n' ? '?' : *v;
     return n;
 }
 
+/* "\nKEY=" at the end of buf[n..len): the new n. */
+static size_t add_key(char *buf, size_t n, size_t len, const char *key)
+{
+    int k = snprintf(buf + n, n < len ? len - n : 0, "\n%s=", key);
+
+    return n + (k > 0 ? (size_t)k : 0);
+}
+
 int zc_session_ops_writer(zc_session *s, const char *path, int level,
                           uint64_t page_cache_pages, zc_ops_writer **out)
 {
     zc_ops_writer_options wo = {0};
-    const char *format = zc_session_format(s), *source = NULL;
+    const char *format, *source = NULL, *v;
     char meta[4096], err[512];
     size_t len, n;
     int rc;
 
     if (!s || !path || !out)
         return -ZC_EINVAL;
+    format = zc_session_format(s);
     if (s->ops) {
-        const char *v = zc_ops_meta(s->ops, "page_cache");
+        v = zc_ops_meta(s->ops, "page_cache");
         page_cache_pages = v ? strtoull(v, NULL, 10) : 0;
         if (zc_ops_meta(s->ops, "format"))
             format = zc_ops_meta(s->ops, "format");
@@ -504,16 +514,21 @@ int zc_session_ops_writer(zc_session *s, const char *path, int level,
     }
     n = (size_t)snprintf(meta, sizeof(meta),
                          "format=%s\npage_cache=%" PRIu64
-                         "\npage_cache_model=%s\ncontent=",
+                         "\npage_cache_model=%s",
                          format, page_cache_pages, s->model);
-    n = add_field(meta, n, sizeof(meta), s->spec);
-    n += (size_t)snprintf(meta + n, n < sizeof(meta) ? sizeof(meta) - n : 0,
-                          "\nsource=");
-    n = add_field(meta, n, sizeof(meta), source);
+    n = add_value(meta, add_key(meta, n, sizeof(meta), "content"), sizeof(meta),
+                  s->spec);
+    /* the recording's identity (its pack's, as its header says), so that a
+     * stream saved from one recording is never taken for another's */
+    if ((v = zc_session_meta(s, s->ops ? "recording_pack_id" : "pack_id")))
+        n = add_value(meta, add_key(meta, n, sizeof(meta), "recording_pack_id"),
+                      sizeof(meta), v);
+    n = add_value(meta, add_key(meta, n, sizeof(meta), "source"), sizeof(meta),
+                  source);
     for (size_t i = 0; !source && i < s->npaths; i++) {
         if (i)
-            n = add_field(meta, n, sizeof(meta), " ");
-        n = add_field(meta, n, sizeof(meta), s->paths[i]);
+            n = add_value(meta, n, sizeof(meta), " ");
+        n = add_value(meta, n, sizeof(meta), s->paths[i]);
     }
     meta[n < sizeof(meta) ? n : sizeof(meta) - 1] = '\0';
     len = strlen(path);
@@ -619,6 +634,15 @@ static int setup_replay(zc_session *s, const zc_session_run_options *ro)
                                      "cannot save or hand on the "
                                      "ops: %s",
                                      zc_strerror(rc));
+    if (ro->adapt && (!ro->zcache || ro->save_ops || ro->sink))
+        return zc__session_set_error(
+            s, -ZC_EINVAL, "%s",
+            !ro->zcache ? "an adaptive split needs a zcache"
+                        : "an adaptive run's op stream depends on its zcache: "
+                          "no op writer or sink with it");
+    if (ro->adapt && !ro->adapt->memory_bytes)
+        return zc__session_set_error(s, -ZC_EINVAL, "%s",
+                                     "an adaptive split of 0 bytes of memory");
     if (ro->adapt && (rc = zc_replay_adapt(s->r, ro->adapt)))
         return zc__session_set_error(s, rc, "the adaptive split: %s",
                                      rc == -ZC_EINVAL ? "options out of range"
@@ -637,8 +661,13 @@ static int run_trace(zc_session *s, const zc_session_run_options *ro)
     while ((rc = zc__session_next(s, &req)) == 1) {
         if (ro->page_cache_kernel && (rc = follow_kernel(s, &req)))
             return rc;
-        if ((rc = zc_replay_request(s->r, &req)))
+        if ((rc = zc_replay_request(s->r, &req))) {
+            if (ro->save_ops && *zc_ops_writer_error(ro->save_ops))
+                return zc__session_set_error(s, rc, "%s: the op stream: %s",
+                                             s->paths[0],
+                                             zc_ops_writer_error(ro->save_ops));
             return zc__session_fail(s, &req, 0, rc, NULL);
+        }
         if (ro->mrc && (rc = zc_mrc_request(ro->mrc, &req, s->page_size)))
             return zc__session_set_error(s, rc, "out of memory");
         if (!(s->requests & 0xfff) && (rc = progress(s, ro)))

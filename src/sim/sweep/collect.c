@@ -226,7 +226,7 @@ static char *from_dir(const char *dir, const char *prefix, const char *file)
 
 static bool format_known(const char *name)
 {
-    if (!strcmp(name, "auto"))
+    if (!strcmp(name, "auto") || !strcmp(name, "zct"))
         return true;
     for (size_t i = 0; zc_trace_format_name(i); i++)
         if (!strcmp(zc_trace_format_name(i), name))
@@ -304,12 +304,15 @@ int zc_sweep_add_manifest(zc_sweep *sw, const char *file)
     FILE *f;
     char *line = NULL, *dir, *slash;
     size_t cap = 0, lineno = 0, before;
+    struct stat st;
     ssize_t len;
     int rc = 0;
 
     if (!sw || !file || sw->prepared)
         return -ZC_EINVAL;
     before = sw->ntraces;
+    if (!stat(file, &st) && S_ISDIR(st.st_mode))
+        return zc__sweep_fail(sw, -ZC_EIO, "--manifest %s: a directory", file);
     if (!(f = fopen(file, "r")))
         return zc__sweep_fail(sw, -ZC_EIO, "--manifest %s: %s", file,
                               strerror(errno));
@@ -396,12 +399,14 @@ static int setup_ops(zc_sweep *sw, size_t idx)
     if ((rc = zc_session_open((const char *const *)u->paths, 1, &so, &s, err,
                               sizeof(err))))
         return zc__sweep_fail(sw, rc, "%s", err);
-    if (idx && zc_session_page_size(s) != sw->o.page_size)
+    if ((idx || sw->page_size_given) &&
+        zc_session_page_size(s) != sw->o.page_size)
         rc = zc__sweep_fail(sw, -ZC_EINVAL,
-                            "%s: pages of %zu bytes, and %s's of %zu: one "
+                            "%s: pages of %zu bytes, and %s%s %zu: one "
                             "sweep, one page size",
                             u->paths[0], zc_session_page_size(s),
-                            sw->traces[0].paths[0], sw->o.page_size);
+                            idx ? sw->traces[0].paths[0] : "--page-size",
+                            idx ? "'s of" : "", sw->o.page_size);
     sw->o.page_size = zc_session_page_size(s);
     zc_session_close(s);
     if (!rc && !(u->read_as = strdup("zct")))

@@ -223,7 +223,9 @@ int zc_sweep_plan_write(zc_sweep *sw, const char *dir, const char *const *args,
     if (!sw || !sw->prepared || !dir || !cwd || (nargs && !args))
         return -ZC_EINVAL;
     for (size_t i = 0; i < nargs; i++)
-        if (strlen(args[i]) >= ARG_MAX_LEN)
+        if (!args[i])
+            return zc__sweep_fail(sw, -ZC_EINVAL, "argument %zu: NULL", i);
+        else if (strlen(args[i]) >= ARG_MAX_LEN)
             return zc__sweep_fail(sw, -ZC_EINVAL,
                                   "--plan: an argument of %zu bytes (a plan "
                                   "keeps at most %d)",
@@ -271,10 +273,11 @@ int zc_sweep_plan_write(zc_sweep *sw, const char *dir, const char *const *args,
 /* ---- reading a plan back ------------------------------------------------ */
 
 /* The arguments into one allocation: the pointers, then the strings. */
-static int read_args(struct zc__cursor *c, uint64_t nargs, char ***out)
+static int read_args(struct zc__cursor *c, uint64_t nargs, const char *cwd,
+                     char ***out, const char **cwd_out)
 {
     char *buf = malloc(ARG_MAX_LEN), **v, *at;
-    size_t total = 0;
+    size_t total = strlen(cwd) + 1;
     const char *start = c->p;
     size_t line = c->line;
 
@@ -302,6 +305,7 @@ static int read_args(struct zc__cursor *c, uint64_t nargs, char ***out)
         at += strlen(buf) + 1;
     }
     v[nargs] = NULL;
+    *cwd_out = strcpy(at, cwd);
     free(buf);
     *out = v;
     return 0;
@@ -311,17 +315,20 @@ int zc_sweep_plan_read(const char *dir, char ***args, size_t *nargs,
                        const char **cwd, size_t *njobs, uint64_t *plan_id,
                        char *err, size_t errlen)
 {
-    static char cwd_buf[4096];
-    char *p = plan_path(dir, "plan.args"), *text = NULL, ver[64];
+    char cwd_buf[4096], *p, *text = NULL, ver[64];
     struct zc__cursor c;
     uint64_t n, jobs, id, sum;
     const char *why, *sum_at;
     size_t len;
     int rc;
 
-    if (!p)
-        return -ZC_ENOMEM;
+    if (err && errlen)
+        err[0] = '\0';
+    if (!dir || !args || !nargs || !cwd || !njobs || !plan_id)
+        return -ZC_EINVAL;
     *args = NULL;
+    if (!(p = plan_path(dir, "plan.args")))
+        return -ZC_ENOMEM;
     if ((rc = zc__read_all(p, &text, &len, &why))) {
         snprintf(err, errlen, "%s: no plan there (%s: %s)", dir, p, why);
         free(p);
@@ -351,7 +358,7 @@ int zc_sweep_plan_read(const char *dir, char ***args, size_t *nargs,
                  c.line - 1, n);
         goto out;
     }
-    if ((rc = read_args(&c, n, args)) == -ZC_ENOMEM)
+    if ((rc = read_args(&c, n, cwd_buf, args, cwd)) == -ZC_ENOMEM)
         goto out;
     rc = -ZC_EFORMAT;
     if (!*args || !zc__cur_key(&c, "jobs") || !zc__cur_u64(&c, &jobs) ||
@@ -372,7 +379,6 @@ int zc_sweep_plan_read(const char *dir, char ***args, size_t *nargs,
         goto out;
     }
     *nargs = (size_t)n;
-    *cwd = cwd_buf;
     *njobs = (size_t)jobs;
     *plan_id = id;
     rc = 0;
@@ -392,13 +398,36 @@ out:
 int zc_sweep_plan_check(zc_sweep *sw, const char *dir, uint64_t plan_id)
 {
     struct zc__text now = {0};
-    char *p = plan_path(dir, "fingerprint"), *then = NULL;
+    char *p, *then = NULL;
     const char *why;
     size_t len, line = 1, at = 0;
     int rc;
 
-    if (!p)
+    char **args, msg[2048];
+    const char *cwd;
+    size_t nargs, njobs;
+    uint64_t id;
+
+    if (!sw || !dir || !sw->prepared)
+        return -ZC_EINVAL;
+    if (!(p = plan_path(dir, "fingerprint")))
         return -ZC_ENOMEM;
+    /* the plan that is there, and no other (its jobs' files carry its id) */
+    if ((rc = zc_sweep_plan_read(dir, &args, &nargs, &cwd, &njobs, &id, msg,
+                                 sizeof(msg)))) {
+        free(p);
+        return zc__sweep_fail(sw, rc, "%s", msg);
+    }
+    free(args);
+    if (id != plan_id || njobs != sw->njobs) {
+        free(p);
+        return zc__sweep_fail(sw, -ZC_EFORMAT,
+                              "%s: the plan there is %016" PRIx64
+                              " of %zu jobs, not %016" PRIx64
+                              " of %zu: make the sweep from its own "
+                              "arguments",
+                              dir, id, njobs, plan_id, sw->njobs);
+    }
     sw->plan_id = plan_id;
     if ((rc = zc__read_all(p, &then, &len, &why))) {
         rc = zc__sweep_fail(sw, rc == -ZC_ENOMEM ? rc : -ZC_EFORMAT, "%s: %s",
@@ -572,6 +601,8 @@ int zc_sweep_plan_save_failure(const char *dir, uint64_t plan_id, size_t n,
     struct zc__text t = {0};
     int rc;
 
+    if (!dir)
+        return -ZC_EINVAL;
     zc__text_add(&t, FAILED_MAGIC "\nplan %016" PRIx64 "\njob %zu\n", plan_id,
                  n);
     zc__text_str(&t, "error", why ? why : "");
@@ -592,6 +623,12 @@ int zc_sweep_plan_save_job(zc_sweep *sw, const char *dir, size_t n)
         return -ZC_EINVAL;
     j = &sw->jobs[n];
     u = &sw->tpub[j->trace];
+    for (size_t i = j->first_row; i < j->first_row + j->nrows; i++)
+        if (sw->rpub[i].rc == -ZC_ECANCELED)
+            return zc__sweep_fail(sw, -ZC_EINVAL,
+                                  "job %zu: row %zu did not run to its end "
+                                  "(%s): nothing saved",
+                                  n, i, sw->rows[i].err);
     for (size_t i = j->first_row; i < j->first_row + j->nrows; i++)
         if (sw->rpub[i].rc && !failed) {
             failed = 1;

@@ -81,6 +81,9 @@ static int add_row(zc_sweep *sw, uint64_t pc, bool ops, const char *cap,
     p->config = r->config;
     p->compressor = r->compressor;
     p->err = r->err;
+    /* until it runs (zc_sweep_run()) or its results are read back */
+    p->rc = -ZC_ECANCELED;
+    snprintf(r->err, sizeof(r->err), "not run");
     /* an op stream has its own page cache: the group is the stream's */
     if (ops)
         snprintf(r->group, sizeof(r->group), "the recorded page cache%s%s",

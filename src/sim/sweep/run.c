@@ -153,6 +153,31 @@ static void row_finish(zc_sweep *sw, size_t i)
     r->zc = NULL;
 }
 
+/* The session's failure as row i's. */
+static void row_failed(zc_sweep *sw, size_t i, int rc, const char *msg)
+{
+    snprintf(sw->rows[i].err, sizeof(sw->rows[i].err), "%.1000s",
+             msg && *msg ? msg : zc_strerror(rc));
+    sw->rpub[i].rc = rc;
+}
+
+/* Row i about to run: its results of any earlier run gone. */
+static void row_start(zc_sweep *sw, size_t i)
+{
+    zc_sweep_row *p = &sw->rpub[i];
+
+    memset(&p->st, 0, sizeof(p->st));
+    memset(&p->zs, 0, sizeof(p->zs));
+    p->have_zs = false;
+    p->mrc_hits = 0;
+    p->rc = 0;
+    sw->rows[i].err[0] = '\0';
+    free(sw->rows[i].epochs);
+    sw->rows[i].epochs = NULL;
+    p->epochs = NULL;
+    p->nepochs = 0;
+}
+
 /* ---- a group: one model pass, many caches ------------------------------- */
 
 static int group_players(zc_sweep *sw, const zc_sweep_job *j, zc_fanout *fan,
@@ -184,6 +209,8 @@ static int run_group(zc_sweep *sw, size_t job)
     char err[1024];
     int rc;
 
+    for (size_t i = j->first_row; i < j->first_row + j->nrows; i++)
+        row_start(sw, i);
     if ((rc = zc_fanout_create(sw->o.page_size, sw->o.threads, sw->memo,
                                &fan)) ||
         (rc = zc_mrc_create(&mrc)) ||
@@ -229,20 +256,15 @@ out:
     zc_fanout_destroy(fan);
     zc_session_close(s);
     zc_mrc_destroy(mrc);
-    for (size_t i = j->first_row; i < j->first_row + j->nrows; i++)
+    for (size_t i = j->first_row; i < j->first_row + j->nrows; i++) {
         row_finish(sw, i); /* (after a failure: the caches go) */
+        if (rc)            /* no row of a pass that failed is right */
+            row_failed(sw, i, rc, sw->err);
+    }
     return rc;
 }
 
 /* ---- a row a thread: adaptive rows, op streams' rows -------------------- */
-
-/* The session's failure as row i's. */
-static void row_failed(zc_sweep *sw, size_t i, int rc, const char *msg)
-{
-    snprintf(sw->rows[i].err, sizeof(sw->rows[i].err), "%s",
-             msg && *msg ? msg : zc_strerror(rc));
-    sw->rpub[i].rc = rc;
-}
 
 /* One adaptive row: the whole pipeline with the controller, on its own
  * (no memo: its CPU is its own); its capacity stays all of M, which the
@@ -263,6 +285,7 @@ static void run_adaptive(zc_sweep *sw, size_t job)
     int rc;
 
     ao.controller = sw->rpub[i].controller;
+    row_start(sw, i);
     if (open_cache(sw, i, false, &zc))
         return;
     if ((rc = zc_mrc_create(&mrc))) {
@@ -316,6 +339,7 @@ static void run_ops_row(zc_sweep *sw, size_t job, size_t i)
     char err[1024];
     int rc;
 
+    row_start(sw, i);
     if (open_cache(sw, i, false, &r->zc))
         return;
     if ((rc = open_session(sw, j->trace, false, &s, err, sizeof(err)))) {
@@ -359,7 +383,7 @@ static void *worker(void *arg)
         job = p->job[p->next++];
         pthread_mutex_unlock(&sw->lock);
         if (job_started(sw, job)) {
-            sw->rpub[i].rc = -ZC_ECANCELED;
+            sw->rpub[i].rc = -ZC_ECANCELED; /* (its err: "not run") */
         } else if (sw->jobs[job].kind == ZC_SWEEP_ADAPTIVE)
             run_adaptive(sw, job);
         else
@@ -438,11 +462,12 @@ int zc_sweep_run(zc_sweep *sw, const size_t *jobs, size_t n,
                  zc_sweep_progress fn, void *ctx)
 {
     size_t *all = NULL;
+    char *seen;
     int rc;
 
-    if (!sw || !sw->prepared)
+    if (!sw || !sw->prepared || (n && !jobs))
         return -ZC_EINVAL;
-    if (!jobs) {
+    if (!jobs && !n) {
         if (!(all = malloc((sw->njobs ? sw->njobs : 1) * sizeof(*all))))
             return -ZC_ENOMEM;
         for (size_t k = 0; k < sw->njobs; k++)
@@ -450,13 +475,25 @@ int zc_sweep_run(zc_sweep *sw, const size_t *jobs, size_t n,
         jobs = all;
         n = sw->njobs;
     }
-    for (size_t k = 0; k < n; k++)
-        if (jobs[k] >= sw->njobs) {
-            free(all);
-            return zc__sweep_fail(sw, -ZC_EINVAL,
+    if (!(seen = calloc(sw->njobs ? sw->njobs : 1, 1))) {
+        free(all);
+        return -ZC_ENOMEM;
+    }
+    for (size_t k = 0; k < n; k++) {
+        rc = jobs[k] >= sw->njobs
+                 ? zc__sweep_fail(sw, -ZC_EINVAL,
                                   "job %zu: the sweep has jobs 0 to %zu",
-                                  jobs[k], sw->njobs - 1);
+                                  jobs[k], sw->njobs - 1)
+             : seen[jobs[k]]++ ? zc__sweep_fail(sw, -ZC_EINVAL,
+                                                "job %zu given twice", jobs[k])
+                               : 0;
+        if (rc) {
+            free(all);
+            free(seen);
+            return rc;
         }
+    }
+    free(seen);
     sw->progress = fn;
     sw->progress_ctx = ctx;
     sw->jobs_done = 0;

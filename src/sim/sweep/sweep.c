@@ -60,10 +60,11 @@ char *zc__sweep_dup(const char *s, bool *oom)
 int zc__sweep_size_arg(zc_sweep *sw, const char *s, bool pages,
                        const char *what, uint64_t *v)
 {
-    if ((pages ? zc_parse_pages(s, sw->o.page_size, v)
-               : zc_parse_size(s, v)) < 0)
+    if ((pages ? zc_parse_pages(s, sw->o.page_size, v) : zc_parse_size(s, v)) <
+        0)
         return zc__sweep_fail(sw, -ZC_EINVAL,
-                              "%s: want a number, or bytes with K/M/G", what);
+                              "%s %.64s: want a number, or %sbytes with K/M/G",
+                              what, s, pages ? "whole pages of " : "");
     return 0;
 }
 
@@ -295,6 +296,7 @@ int zc_sweep_create(const zc_sweep_options *opt, zc_sweep **out, char *err,
     if (!(sw = calloc(1, sizeof(*sw))))
         return -ZC_ENOMEM;
     sw->o = *opt;
+    sw->page_size_given = opt->page_size != 0;
     if (!sw->o.page_size)
         sw->o.page_size = 4096;
     if (!sw->o.prices.disk_ns)
@@ -311,11 +313,22 @@ int zc_sweep_create(const zc_sweep_options *opt, zc_sweep **out, char *err,
     sw->cap_list = zc__sweep_dup(opt->capacity, &oom);
     sw->share_list = zc__sweep_dup(opt->share, &oom);
     sw->mrc_list = zc__sweep_dup(opt->mrc, &oom);
+    if ((opt->nsets && !opt->sets) ||
+        (opt->ncontrollers && !opt->controllers)) {
+        rc = zc__sweep_fail(sw, -ZC_EINVAL, "%s",
+                            "sets or controllers: NULL with a count");
+        goto fail;
+    }
     for (size_t s = 0; s < opt->nsets && s < ZC__SWEEP_MAX_SETS; s++) {
         char *eq;
+        if (!opt->sets[s]) {
+            rc = zc__sweep_fail(sw, -ZC_EINVAL, "--set %zu: NULL", s);
+            goto fail;
+        }
         sw->set_key[s] = zc__sweep_dup(opt->sets[s], &oom);
         if (!sw->set_key[s])
             break;
+        sw->nsets++; /* (freed with the sweep from here on) */
         if (!(eq = strchr(sw->set_key[s], '='))) {
             rc = zc__sweep_fail(sw, -ZC_EINVAL,
                                 "--set %s: want KEY=V1,V2,... (at most 8)",
@@ -324,7 +337,6 @@ int zc_sweep_create(const zc_sweep_options *opt, zc_sweep **out, char *err,
         }
         *eq = '\0';
         sw->set_vals[s] = eq + 1;
-        sw->nsets++;
     }
     for (size_t i = 0; i < opt->ncontrollers && i < 3; i++)
         sw->ctl[sw->nctl++] = opt->controllers[i];
@@ -398,6 +410,11 @@ int zc_sweep_prepare(zc_sweep *sw)
 
     if (!sw || sw->prepared)
         return -ZC_EINVAL;
+    if (sw->prepare_failed) /* (its lists are split, its rows half made) */
+        return zc__sweep_fail(sw, -ZC_EINVAL, "%s",
+                              "a sweep whose preparation failed: make it "
+                              "again");
+    sw->prepare_failed = true;
     if (!sw->ntraces)
         return zc__sweep_fail(sw, -ZC_EINVAL, "%s", "no trace given");
     if (sw->o.join && sw->ntraces > 1 && (rc = zc__sweep_join(sw)))
@@ -408,6 +425,7 @@ int zc_sweep_prepare(zc_sweep *sw)
     if (sw->o.memo_bytes && zc_memo_create((size_t)sw->o.memo_bytes, &sw->memo))
         return zc__sweep_fail(sw, -ZC_ENOMEM, "%s", "out of memory");
     sw->prepared = true;
+    sw->prepare_failed = false;
     return 0;
 }
 

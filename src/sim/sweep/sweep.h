@@ -80,7 +80,8 @@ struct zc_sweep {
     struct zc__sweep_trace *traces;
     zc_sweep_trace *tpub;
     size_t ntraces, maxtraces;
-    bool prepared;
+    bool prepared, prepare_failed;
+    bool page_size_given; /* by the caller: an op stream's must be it */
     /* the rows and the jobs */
     struct zc__sweep_row *rows;
     zc_sweep_row *rpub;

@@ -12,21 +12,28 @@
  * with "BYTES (CDB)": both are skipped, as are zero-length requests.  The
  * sector is the one logged on the Q event, which for a partition is the
  * whole disk's sector after the remap (the A event before it says from
- * where); the reference numbers of the shared block traces are computed on it, so no remap
- * is undone here.  The device is (maj << 20) | min, the kernel's dev_t.
+ * where); the reference numbers of the shared block traces are computed on it,
+ * so no remap is undone here.  The device is (maj << 20) | min, the kernel's
+ * dev_t.
  *
  * A line is an event line iff it starts with "DIGITS,DIGITS"; every other
  * line (blank, the per-CPU and total summaries, "Throughput", "Events")
  * is skipped.  An event line whose header does not parse, or a Q line
  * whose payload does not, is an error naming the file and line: in a
- * blkparse file they mean corruption or a cut-off line.  An empty file is
- * a trace of no requests.
+ * blkparse file they mean corruption or a cut-off line.  So is a NUL byte,
+ * and a file of text without a single event line: another format read as
+ * blkparse (--format blkparse on a binary file gave 0 requests).  An
+ * empty (or blank) file is a trace of no requests.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <string.h>
 
 #include "reader.h"
+
+/* zc__tfile.state: what the file has shown so far */
+#define TEXT_SEEN 1u  /* a line that is not blank */
+#define EVENT_SEEN 2u /* an event line */
 
 struct event {
     uint64_t maj, min, time_ns;
@@ -137,11 +144,20 @@ static int blkparse_next(struct zc__tfile *f, zc_request *req)
 
     for (;;) {
         rc = zc__tf_line(f, &line, &len);
+        if (rc == 0 && (f->state & TEXT_SEEN) && !(f->state & EVENT_SEEN))
+            return zc__tf_fail_line(f, "no event line (\"MAJ,MIN CPU SEQ TIME "
+                                       "PID ACTION ...\") in the file: not "
+                                       "blkparse's output");
         if (rc <= 0)
             return rc;
         end = line + len;
+        if (memchr(line, '\0', len))
+            return zc__tf_fail_line(f, "a NUL byte: not blkparse's text");
+        if (zc__skip_space(line, end) < end)
+            f->state |= TEXT_SEEN;
         if (!is_event_line(line, end))
             continue;
+        f->state |= EVENT_SEEN;
         p = line;
         if (!parse_event(&p, end, &ev))
             return zc__tf_fail_line(f, "malformed event line (expected "
