@@ -229,24 +229,20 @@ static int check_files(struct zc__cap *c)
         if (in[i].path && !stat(in[i].path, &st) && !S_ISREG(st.st_mode))
             return zc__cap_refuse(c, -ZC_EINVAL, "%s %s: not a regular file",
                                   in[i].opt, in[i].path);
-    for (size_t k = 0; k < nout; k++) {
-        if (!out[k].path)
-            continue;
-        for (size_t i = 0; i < nin; i++)
-            if (in[i].path && same_file(out[k].path, in[i].path))
-                return zc__cap_refuse(c, -ZC_EINVAL,
-                                      "%s %s: that is %s %s, an input of "
-                                      "this conversion",
-                                      out[k].opt, out[k].path, in[i].opt,
-                                      in[i].path);
-        for (size_t j = k + 1; j < nout; j++)
-            if (out[j].path && same_file(out[k].path, out[j].path))
-                return zc__cap_refuse(c, -ZC_EINVAL,
-                                      "%s %s and %s %s: one file for two "
-                                      "outputs",
-                                      out[k].opt, out[k].path, out[j].opt,
-                                      out[j].path);
-    }
+    /* each output against every input, then every later output */
+    for (size_t k = 0; k < nout; k++)
+        for (size_t i = 0; out[k].path && i < nin + nout; i++) {
+            const char *opt = i < nin ? in[i].opt : out[i - nin].opt;
+            const char *path = i < nin ? in[i].path : out[i - nin].path;
+            if ((i >= nin && i - nin <= k) || !path ||
+                !same_file(out[k].path, path))
+                continue;
+            return zc__cap_refuse(c, -ZC_EINVAL, "%s %s: %s %s %s%s",
+                                  out[k].opt, out[k].path,
+                                  i < nin ? "that is" : "and", opt, path,
+                                  i < nin ? ", an input of this conversion"
+                                          : ": one file for two outputs");
+        }
     return 0;
 }
 
