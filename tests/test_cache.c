@@ -1407,6 +1407,7 @@ static void capacity_loop(const char *comp, size_t ps, size_t cap,
     zt_rng r;
     zt_rng_seed(&r, seed);
     uint64_t tag = 1, hits = 0;
+    ops = (int)zt_scale((uint64_t)ops, (uint64_t)ops / 4); /* quick tier */
     for (int op = 0; op < ops; op++) {
         int pi = (int)zt_rng_below(&r, 2);
         uint64_t f = zt_rng_below(&r, FILES), i = zt_rng_below(&r, IDX);
@@ -1822,10 +1823,12 @@ static void test_stats_count_a_scripted_sequence_exactly(void **state)
 
 /* A cache with a compression memo stores and returns exactly what one
  * without it does, also when another cache (another compressor) fills the
- * memo first and when the memo is full. */
+ * memo first and when the memo is full: 20000 operations (the quick tier:
+ * 4000, past the small memo's limit still). */
 static void test_memo_changes_nothing(void **state)
 {
     static const size_t limits[] = {64 << 20, 200 << 10};
+    const uint64_t ops = zt_scale(20000, 4000);
     (void)state;
 
     for (size_t l = 0; l < sizeof(limits) / sizeof(*limits); l++) {
@@ -1853,7 +1856,7 @@ static void test_memo_changes_nothing(void **state)
         pb = zc_init_fs(c[1], 4096);
         pz = zc_init_fs(c[2], 4096);
         zt_rng_seed(&g, 99);
-        for (int i = 0; i < 20000; i++) {
+        for (uint64_t i = 0; i < ops; i++) {
             uint64_t idx = zt_rng_below(&g, 800), v = zt_rng_below(&g, 600);
             if (zt_rng_below(&g, 3)) {
                 if (v < 300)
