@@ -884,7 +884,7 @@ static void test_a_sink_without_contents_gets_puts_without_bytes(void **state)
  * would: every counter of the replay and every deterministic counter of
  * the cache, with and without the memo, on one thread and on three; with
  * caches that compress alike (the memo prepares once for them) and not.
- * 30000 requests (the quick tier: 3000, still thousands of evictions). */
+ * 30000 requests (the quick tier: 1500, still thousands of evictions). */
 static void check_fanout(int threads, bool with_memo)
 {
     static const char *const specs[] = {
@@ -904,7 +904,7 @@ static void check_fanout(int threads, bool with_memo)
     zc_fanout *f;
     zc_replay *r;
     char err[256];
-    const uint64_t requests = zt_scale(30000, 3000);
+    const uint64_t requests = zt_scale(30000, 1500);
 
     assert_int_equal(zc_content_open("synth", 4096, &content, err, sizeof(err)),
                      0);
