@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test job, in two tiers (README: Two commands).
+# The test job, in two tiers (README: Two tiers of tests).
 #
 #   bash scripts/test.sh          the quick tier, for every commit: install
 #       what it needs (scripts/deps.sh), a Release build with warnings as

@@ -101,7 +101,7 @@ uint64_t zt_env_u64(const char *name, uint64_t def);
 
 /* ---- the quick tier
  *
- * The suite runs in two tiers (README: Two commands).  The full one
+ * The suite runs in two tiers (README: Two tiers of tests).  The full one
  * (`bash scripts/test.sh --full`) runs every program at the scale written
  * in it.  The quick one (`bash scripts/test.sh`: `ctest -L quick` with
  * ZC_TEST_QUICK=1 in the environment) runs the same programs and the same
