@@ -1,18 +1,32 @@
 #!/usr/bin/env bash
-# Install the Debian packages libzcache needs to build and test, if missing.
+# Install the Debian packages libzcache needs, if missing, in two tiers:
+#   scripts/deps.sh          the build, the main job (scripts/run.sh) and
+#                            the quick tier of tests (scripts/test.sh)
+#   scripts/deps.sh --full   that, and what only the full tier needs
+#                            (scripts/test.sh --full): clang and libFuzzer's
+#                            runtime for the fuzzers, munge and Slurm for
+#                            tests/slurm_sweep.sh
 # Runs apt-get as root (or through sudo); does nothing when all are present.
-# clang builds the fuzz targets; libFuzzer's runtime is in libclang-rt-14-dev,
-# which clang only recommends.  liblz4-dev and libzstd-dev are optional for
-# the library (without them it builds lzo and none only) but installed here
-# so that every compressor is built and tested.  jq reads the tools' JSON
-# in tests/fidelity.sh.  gnuplot-nox draws the main job's plots (the tools
-# write their gnuplot scripts either way; the library never needs it).
-# munge, slurmctld, slurmd and slurm-client run the one-node Slurm cluster
-# of tests/slurm_sweep.sh (that test alone; it is skipped without them).
+# liblz4-dev and libzstd-dev: libzstd is required (packs, access streams,
+# compressed traces); liblz4 is optional for the library but installed so
+# that every compressor is built and tested.  jq reads the tools' JSON in
+# the shell tests.  gnuplot-nox draws the main job's plots (the tools write
+# their gnuplot scripts either way; the library never needs it).
+# libFuzzer's runtime is in libclang-rt-14-dev, which clang only
+# recommends.  munge, slurmctld, slurmd and slurm-client run the one-node
+# Slurm cluster of tests/slurm_sweep.sh (that test alone; it is skipped
+# without them).
 set -euo pipefail
 need=(gcc libc6-dev make cmake pkg-config liblzo2-dev libcmocka-dev
-  liblz4-dev libzstd-dev clang libclang-rt-14-dev jq gnuplot-nox
-  munge slurmctld slurmd slurm-client)
+  liblz4-dev libzstd-dev jq gnuplot-nox)
+case ${1:-} in
+  "") ;;
+  --full) need+=(clang libclang-rt-14-dev munge slurmctld slurmd slurm-client) ;;
+  *)
+    echo "usage: scripts/deps.sh [--full]" >&2
+    exit 2
+    ;;
+esac
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

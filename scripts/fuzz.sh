@@ -3,7 +3,7 @@
 # UBSan, warnings as errors) in build-fuzz, then run each for SECONDS
 # (default 20) on a scratch copy of its seed corpus fuzz/corpus/NAME/ (and
 # its dictionary fuzz/dict/NAME.dict, if there is one).  Installs nothing:
-# scripts/deps.sh brings clang and libFuzzer's runtime.  One line per
+# scripts/deps.sh --full brings clang and libFuzzer's runtime.  One line per
 # target (runs, coverage); exits non-zero if any target crashed, leaked,
 # hung or broke an invariant, keeping the input that did it in
 # build-fuzz/artifacts/NAME/.
@@ -13,7 +13,7 @@ secs=${1:-20}
 jobs=$(nproc)
 
 if ! command -v clang >/dev/null; then
-  echo "fuzz.sh: clang not found (bash scripts/deps.sh installs it)" >&2
+  echo "fuzz.sh: clang not found (bash scripts/deps.sh --full installs it)" >&2
   exit 1
 fi
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DZC_BUILD_FUZZ=ON \

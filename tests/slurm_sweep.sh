@@ -22,7 +22,7 @@ skip() {
     exit 1
   fi
   echo "SKIP: $* (the rest of the suite does not need Slurm;" \
-    "scripts/deps.sh installs munge slurmctld slurmd slurm-client)"
+    "scripts/deps.sh --full installs munge slurmctld slurmd slurm-client)"
   exit 77
 }
 for b in munged slurmctld slurmd sbatch squeue sinfo scontrol; do

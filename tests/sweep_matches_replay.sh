@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every row of a zcache-sweep equals a separate zcache-replay run of the
 # same page-cache size and zcache spec (the issue's requirement), on a
-# shipped trace, with the zcache off and on, two allocators, two sizes.
+# shipped trace, with the zcache off and on, two allocators, two sizes
+# (the quick tier: the larger page cache only, five rows).
 #   sweep_matches_replay.sh SWEEP REPLAY TRACE [FORMAT [CONTENT]]
 # (default: blkparse, synth:1; an access stream with CONTENT "-" takes its
 # contents from the pack its header names)
@@ -21,8 +22,7 @@ for f in puts stored_puts succ_gets failed_gets invalidates evictions replaced \
   compressions_rejected decompressions; do
   fields="$fields zcache.$f"
 done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/tool_test.sh" # $tmp, scaled
 
 # Print the named fields of row $2 of a CSV file $1, in order (fields may
 # be quoted, with commas inside, as zcache specs are): $3, or $fields.
@@ -44,10 +44,12 @@ pick() {
       for (i = 1; i <= k; i++) s = s (i > 1 ? "," : "") f[col[w[i]]]; print s }' "$1"
 }
 
-"$sweep" --format "$format" "${copt[@]}" --page-cache 256,1024 \
+pcs=$(scaled 256,1024 1024)
+"$sweep" --format "$format" "${copt[@]}" --page-cache "$pcs" \
   --capacity 0,512K,2M --set allocator=zsmalloc,zbud --output csv "$trace" > "$tmp/sweep.csv"
 rows=$(( $(wc -l < "$tmp/sweep.csv") - 1 ))
-[ "$rows" -eq 10 ] || { echo "expected 10 rows, got $rows"; exit 1; }
+want=$(( 5 * $(tr , '\n' <<<"$pcs" | wc -l) ))
+[ "$rows" -eq "$want" ] || { echo "expected $want rows, got $rows"; exit 1; }
 fail=0
 for r in $(seq 1 "$rows"); do
   pc=$(pick "$tmp/sweep.csv" "$r" page_cache_pages)

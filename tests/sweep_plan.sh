@@ -308,10 +308,11 @@ grep -q "^plan jplan: 1 job (1 trace, 1 row)" "$tmp/plan.out" &&
 
 # A blktrace capture is one file per CPU: every one of them is in the
 # fingerprint (a CPU's file changed, or one more, is a changed trace).
-le() { # VALUE BYTES: little-endian
-  local v=$1 n=$2 i s=""
+le() { # VALUE BYTES: little-endian (printf -v: no subshell per byte)
+  local v=$1 n=$2 i s="" x
   for ((i = 0; i < n; i++)); do
-    s+=$(printf '\\x%02x' $((v & 255)))
+    printf -v x '\\x%02x' $((v & 255))
+    s+=$x
     v=$((v >> 8))
   done
   printf "%b" "$s"

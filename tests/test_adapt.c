@@ -22,6 +22,7 @@
 #include "model/adapt.h"
 #include "zcache.h"
 #include "zcache_sim.h"
+#include "zt_util.h"
 
 /* xorshift64*, seeded */
 static uint64_t rng_next(uint64_t *s)
@@ -422,8 +423,9 @@ static double phase_cost(zc_content *content, unsigned phase, unsigned share,
 }
 
 /* The best static split of each phase is measured here (shares 0, 10, ...,
- * 100, static replays of the phase alone); the controller, at the same
- * prices, must end each phase within 10 points of it. */
+ * 100, static replays of the phase alone; the quick tier: 0, 20, ..., 100,
+ * which hold both phases' best); the controller, at the same prices, must
+ * end each phase within 10 points of it. */
 static void test_the_split_follows_phases(void **st)
 {
     const zc_prices p = {.disk_ns = 100000, .put_ns = 2000, .get_ns = 500};
@@ -432,13 +434,14 @@ static void test_the_split_follows_phases(void **st)
     zc_replay *r;
     zc_cache *zc = zcache("");
     unsigned best[2];
+    const unsigned step = (unsigned)zt_scale(10, 20);
     uint64_t g = 11;
     (void)st;
 
     assert_int_equal(zc_content_open("synth:3", 4096, &content, NULL, 0), 0);
     for (unsigned ph = 0; ph < 2; ph++) {
         double least = 0;
-        for (unsigned s = 0; s <= 100; s += 10) {
+        for (unsigned s = 0; s <= 100; s += step) {
             double c = phase_cost(content, ph, s, &p);
             if (s == 0 || c < least) {
                 least = c;

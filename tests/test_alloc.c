@@ -30,6 +30,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "zt_util.h"
 
 #define MAXOBJ 20000
 
@@ -210,6 +211,7 @@ static void run_allocator(const char *name, size_t page, uint32_t frames,
     assert_int_equal(s->ops->create(&arena, &m, &reloc, &s->a), 0);
     max = s->ops->max_size(s->a);
     assert_true(max >= page / 2 && max <= page);
+    nops = (int)zt_scale((uint64_t)nops, (uint64_t)nops / 4); /* quick tier */
     for (int op = 0; op < nops; op++) {
         uint32_t id;
         x = x * 6364136223846793005ULL + 1442695040888963407ULL;

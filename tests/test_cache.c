@@ -1407,6 +1407,9 @@ static void capacity_loop(const char *comp, size_t ps, size_t cap,
     zt_rng r;
     zt_rng_seed(&r, seed);
     uint64_t tag = 1, hits = 0;
+    /* The quick tier: a quarter of ops, and on, up to ops, until the loop
+     * has done what is asserted below (how soon depends on the corpus). */
+    const int least = (int)zt_scale((uint64_t)ops, (uint64_t)ops / 4);
     for (int op = 0; op < ops; op++) {
         int pi = (int)zt_rng_below(&r, 2);
         uint64_t f = zt_rng_below(&r, FILES), i = zt_rng_below(&r, IDX);
@@ -1450,6 +1453,12 @@ static void capacity_loop(const char *comp, size_t ps, size_t cap,
         zt_assert_stats_sane(&s, ps, cap);
         if (op % 1000 == 999)
             assert_int_equal(zc_cache_check(c), 0);
+        if (op + 1 >= least && hits > 0 &&
+            (s.evictions > 0 ||
+             (s.reject_full > 0 && (g_lacks & NEED_EVICT)))) {
+            ops = op + 1;
+            break;
+        }
     }
     zc_stats s = stats_of(c);
     print_message("%s ps=%zu cap=%zu: %d ops, %llu hits, %llu evictions, "
@@ -1822,10 +1831,12 @@ static void test_stats_count_a_scripted_sequence_exactly(void **state)
 
 /* A cache with a compression memo stores and returns exactly what one
  * without it does, also when another cache (another compressor) fills the
- * memo first and when the memo is full. */
+ * memo first and when the memo is full: 20000 operations (the quick tier:
+ * 4000, past the small memo's limit still). */
 static void test_memo_changes_nothing(void **state)
 {
     static const size_t limits[] = {64 << 20, 200 << 10};
+    const uint64_t ops = zt_scale(20000, 4000);
     (void)state;
 
     for (size_t l = 0; l < sizeof(limits) / sizeof(*limits); l++) {
@@ -1853,7 +1864,7 @@ static void test_memo_changes_nothing(void **state)
         pb = zc_init_fs(c[1], 4096);
         pz = zc_init_fs(c[2], 4096);
         zt_rng_seed(&g, 99);
-        for (int i = 0; i < 20000; i++) {
+        for (uint64_t i = 0; i < ops; i++) {
             uint64_t idx = zt_rng_below(&g, 800), v = zt_rng_below(&g, 600);
             if (zt_rng_below(&g, 3)) {
                 if (v < 300)

@@ -356,7 +356,7 @@ static void test_concurrent_ops_return_only_consistent_pages(void **state)
              "exclusive_gets=on",
              g_alloc, CAPACITY, PS);
     sh.c = zt_cache_new(spec, NULL);
-    sh.ops = zt_env_u64("ZC_THREAD_OPS", 100000);
+    sh.ops = zt_env_u64("ZC_THREAD_OPS", zt_scale(100000, 20000));
     sh.seed = zt_env_u64("ZC_THREAD_SEED", 7);
     for (int i = 0; i < 16; i++)
         sh.uuid[i] = (uint8_t)(0x70 + i);

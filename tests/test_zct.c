@@ -175,7 +175,8 @@ static void test_binary_and_text_streams_round_trip_every_op(void **state)
         {.level = 1, .window = 1},
         {.text = true},
     };
-    struct seq s = make_seq(11, 20000);
+    /* (the quick tier: a fifth as many ops) */
+    struct seq s = make_seq(11, zt_scale(20000, 4000));
     (void)state;
 
     for (size_t i = 0; i < sizeof(opts) / sizeof(*opts); i++) {
@@ -257,19 +258,22 @@ static void test_every_truncation_of_a_stream_is_an_error(void **state)
     struct seq s = make_seq(3, 300);
     const char *full = zt_tmp_path("full.zct"), *cut = zt_tmp_path("cut.zct");
     zc_ops_writer_options o = {.level = 1};
+    /* The quick tier: a tenth of the cuts, spread over the whole stream. */
+    const size_t cuts = zt_scale(3000, 300), every_line = zt_scale(1, 10);
     unsigned char *b;
     size_t n;
     (void)state;
 
     for (int text = 0; text < 2; text++) {
+        size_t line = 0;
         o.text = text;
         write_seq(full, &s, &o);
         b = zt_read_file(full, &n);
         /* Binary: every cut; text: every cut at a line end (a cut inside a
          * line may still be a well-formed shorter line). */
-        for (size_t k = 0; k < n; k += text ? 1 : 1 + n / 3000) {
+        for (size_t k = 0; k < n; k += text ? 1 : 1 + n / cuts) {
             char msg[512] = "";
-            if (text && b[k] != '\n')
+            if (text && (b[k] != '\n' || line++ % every_line))
                 continue;
             zt_write_file(cut, b, text ? k + 1 : k);
             if (text && k + 1 == n)
@@ -763,6 +767,7 @@ static void test_a_saved_stream_replays_to_the_same_numbers(void **state)
     for (int text = 0; text < 2; text++)
         for (size_t k = 0; k < sizeof(specs) / sizeof(*specs); k++) {
             const char *p = zt_tmp_path(text ? "s.txt" : "s.zct");
+            const uint64_t requests = zt_scale(6000, 1500); /* quick tier */
             zc_ops_writer_options o = {.text = text, .window = 500};
             zc_content *content;
             zc_ops_writer *w;
@@ -783,7 +788,7 @@ static void test_a_saved_stream_replays_to_the_same_numbers(void **state)
             assert_int_equal(zc_replay_save_ops(r, w), 0);
             zc_replay_verify(r, true);
             zt_rng_seed(&g, 5 + k);
-            for (int i = 0; i < 6000; i++) {
+            for (uint64_t i = 0; i < requests; i++) {
                 zc_request q = {0};
                 q.dev = (uint32_t)zt_rng_below(&g, 2) + 8;
                 q.offset =

@@ -13,7 +13,10 @@ replay=$1 sweep=$2 src=$3 traces=$3/traces
 command -v jq >/dev/null || { echo "SKIP: jq is not installed"; exit 77; }
 cp "$traces/build-c.zca" "$tmp/a \"q\", b.zca"
 cp "$traces/build-c.zca" "$traces/build-c.zcp" "$tmp/"
-args=(--page-cache 500 --zcache capacity=1M)
+# The page cache of most runs: 500 pages (the quick tier: 2000, a third of
+# the evictions to compress; every zcache still stores and hits).
+pc=$(scaled 500 2000)
+args=(--page-cache "$pc" --zcache capacity=1M)
 # A name with a quote and a comma is one CSV field, its quote doubled.
 "$replay" "${args[@]}" --output csv "$tmp/a \"q\", b.zca" >"$tmp/q.csv" ||
   bad "csv run (quoted name)"
@@ -62,9 +65,9 @@ rfields=$(fields_of "$src/include/zcache_sim.h" zc_replay_stats)
 zfields=$(fields_of "$src/include/zcache.h" zc_stats)
 [ "$(echo "$rfields" | wc -l)" -ge 17 ] && [ "$(echo "$zfields" | wc -l)" -ge 30 ] ||
   bad "the headers' fields were not found: $(echo $rfields) / $(echo $zfields)"
-"$sweep" --page-cache 500 --capacity 0,1M --output csv "$t" >"$tmp/s.csv" ||
+"$sweep" --page-cache "$pc" --capacity 0,1M --output csv "$t" >"$tmp/s.csv" ||
   bad "sweep csv run"
-"$sweep" --page-cache 500 --capacity 0,1M --output json "$t" >"$tmp/s.json" ||
+"$sweep" --page-cache "$pc" --capacity 0,1M --output json "$t" >"$tmp/s.json" ||
   bad "sweep json run"
 for out in r s; do
   head -1 "$tmp/$out.csv" | tr , '\n' >"$tmp/$out.cols"
@@ -97,10 +100,10 @@ for args in "--zcache off $t" "--zcache capacity=1M $t" "--memory 4M --share 25 
   "--memory 4M --adaptive $t" "--zcache capacity=1M $k"; do
   i=$((i + 1))
   # shellcheck disable=SC2086
-  "$replay" --page-cache 500 $args --output csv >"$tmp/m$i.csv" 2>/dev/null ||
+  "$replay" --page-cache "$pc" $args --output csv >"$tmp/m$i.csv" 2>/dev/null ||
     "$replay" $args --output csv >"$tmp/m$i.csv" || bad "replay $args csv"
   # shellcheck disable=SC2086
-  "$replay" --page-cache 500 $args --output json >"$tmp/m$i.json" 2>/dev/null ||
+  "$replay" --page-cache "$pc" $args --output json >"$tmp/m$i.json" 2>/dev/null ||
     "$replay" $args --output json >"$tmp/m$i.json" || bad "replay $args json"
   [ "$(csv_width "$tmp/m$i.csv" 0)" = "$(csv_width "$tmp/m$i.csv" 1)" ] ||
     bad "replay $args: csv widths $(csv_width "$tmp/m$i.csv" 0) / $(csv_width "$tmp/m$i.csv" 1)"
@@ -120,8 +123,8 @@ jq -e '.memory_bytes == 4194304 and .share_percent == null and .adaptive and
   [ "$(csv_get "$tmp/m4.csv" 1 adapt_epochs)" = "$(jq .adapt.epochs "$tmp/m4.json")" ] ||
   bad "replay --adaptive csv: adaptive $(csv_get "$tmp/m4.csv" 1 adaptive)"
 i=0
-for args in "--page-cache 500 --capacity 0,1M $t" "--memory 4M --share 0,50 --adaptive $t" \
-  "--capacity 0,1M $k" "--page-cache 500 --capacity 0 --mrc 100,500 $t"; do
+for args in "--page-cache $pc --capacity 0,1M $t" "--memory 4M --share 0,50 --adaptive $t" \
+  "--capacity 0,1M $k" "--page-cache $pc --capacity 0 --mrc 100,500 $t"; do
   i=$((i + 1))
   # shellcheck disable=SC2086
   "$sweep" $args --output json >"$tmp/s$i.json" || bad "sweep $args json"

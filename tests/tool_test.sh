@@ -1,11 +1,21 @@
 # tool_test.sh - what the tools' shell tests share (sourced, not run):
 # a scratch directory $tmp removed on exit, bad() to note a failure in
-# $fail, and expect() for a command's exit status and message.
+# $fail, expect() for a command's exit status and message, and the quick
+# tier's scaled().
 # SPDX-License-Identifier: GPL-2.0-or-later
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
+
+# The quick tier (tests/zt_util.h says what the tiers are): ZC_TEST_QUICK
+# set and not 0, as `bash scripts/test.sh` runs `ctest -L quick`.  scaled
+# FULL QUICK prints FULL at the full scale and QUICK in the quick tier: a
+# page-cache size, a count, an option; each test says why its QUICK still
+# tests the same thing.  The one place a shell test reads ZC_TEST_QUICK.
+quick=false
+case ${ZC_TEST_QUICK:-0} in 0 | "") ;; *) quick=true ;; esac
+scaled() { if $quick; then echo "$2"; else echo "$1"; fi; }
 
 # expect STATUS PATTERN CMD...: CMD exits STATUS and says PATTERN on stderr.
 expect() {

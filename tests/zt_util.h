@@ -17,6 +17,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "zcache.h"
 
@@ -96,6 +98,30 @@ zc_cache *zt_cache_new(const char *spec, zc_config *cfg_out);
 
 /* Integer from the environment, or def when unset or unparsable. */
 uint64_t zt_env_u64(const char *name, uint64_t def);
+
+/* ---- the quick tier
+ *
+ * The suite runs in two tiers (README: Two tiers of tests).  The full one
+ * (`bash scripts/test.sh --full`) runs every program at the scale written
+ * in it.  The quick one (`bash scripts/test.sh`: `ctest -L quick` with
+ * ZC_TEST_QUICK=1 in the environment) runs the same programs and the same
+ * checks, the slow ones on fewer operations, pages, sizes or back-end
+ * configurations: each program says what it cuts where it calls
+ * zt_scale(), and keeps enough for a wrong answer to fail.  ZC_TEST_QUICK
+ * unset, empty or 0: the full scale.  This is the one place a C test reads
+ * it (tests/tool_test.sh is the shell tests' one); inline, so that the
+ * INTERNAL programs, which do not link zt_util, read it here too. */
+static inline bool zt_quick(void)
+{
+    const char *v = getenv("ZC_TEST_QUICK");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+/* full at the full scale, quick in the quick tier. */
+static inline uint64_t zt_scale(uint64_t full, uint64_t quick)
+{
+    return zt_quick() ? quick : full;
+}
 
 /* ---- temporary files: one directory per test program */
 
