@@ -63,9 +63,9 @@ tsan() {
   echo "zc-bench-core --threads 2 under ThreadSanitizer: ok"
 }
 
-# The Release build installed into a scratch prefix: the README's example
-# built against it with pkg-config and with CMake, the simulation's header,
-# and the installed tools.
+# The Release build installed into a scratch prefix: the README's examples
+# built against it with pkg-config (shared and static) and with CMake, the
+# simulation's header, and the installed tools.
 installed() {
   local prefix libdir
   prefix=$(mktemp -d)
@@ -86,7 +86,25 @@ installed() {
   cc -std=c11 -Wall -Wextra -Werror "$prefix/sim.c" -o "$prefix/sim" \
     $(pkg-config --cflags --libs zcache)
   LD_LIBRARY_PATH="$(dirname "$libdir")" "$prefix/sim"
-  echo "installed-package example: ok (pkg-config and CMake; zcache_sim.h)"
+  # examples/recording.c: a shipped recording through a session, and its
+  # fidelity totals, linked with the shared library (pkg-config, CMake) and
+  # with the static one (pkg-config --static: the libraries it needs).
+  cc -std=c11 -Wall -Wextra -Werror examples/recording.c -o "$prefix/recording" \
+    $(pkg-config --cflags --libs zcache)
+  LD_LIBRARY_PATH="$(dirname "$libdir")" "$prefix/recording" traces/build-c \
+    >"$prefix/recording.out"
+  LD_LIBRARY_PATH="$(dirname "$libdir")" "$prefix/cmake-build/recording" \
+    traces/build-c | cmp - "$prefix/recording.out"
+  cc -std=c11 -Wall -Wextra -Werror examples/recording.c \
+    -o "$prefix/recording-static" $(pkg-config --static --cflags zcache) \
+    $(pkg-config --static --libs zcache |
+      sed 's/-lzcache/-Wl,-Bstatic -lzcache -Wl,-Bdynamic/')
+  env -u LD_LIBRARY_PATH "$prefix/recording-static" traces/build-c |
+    cmp - "$prefix/recording.out"
+  grep -q '^traces/build-c.zca (contents pack:traces/build-c.zcp): ' \
+    "$prefix/recording.out"
+  grep -q '^linux  median gets ' "$prefix/recording.out"
+  echo "installed-package example: ok (pkg-config, static and CMake; zcache_sim.h; examples/recording.c)"
   # The installed tools find the installed library by themselves (RPATH
   # $ORIGIN/../lib...): no LD_LIBRARY_PATH, a prefix outside the system's.
   env -u LD_LIBRARY_PATH "$prefix/bin/zcache-replay" --zcache capacity=1M \

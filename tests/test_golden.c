@@ -6,7 +6,8 @@
  * program with ZC_GOLDEN_PRINT=1 to print the new table, and say why in
  * the commit.
  *
- * Each recording is replayed four ways:
+ * Each recording is replayed four ways, each through a session
+ * (zc_session_*), as every tool replays a recording:
  *   NAME.blkparse.zst  the block trace through the page-cache model, no
  *                      zcache, at two page-cache sizes
  *   NAME.zca           the access stream through the model, no zcache, at
@@ -90,42 +91,28 @@ static void path_of(char *buf, size_t len, const char *name, const char *ext)
 }
 
 /* One trace through the page-cache model of pc pages, behind it the zcache
- * of spec (NULL: none) with contents from the pack beside the trace. */
+ * of spec (NULL: none) with contents from the pack beside the trace: a
+ * session, as every tool replays a recording. */
 static void model(const char *name, const char *ext, const char *format,
                   uint64_t pc, const char *spec)
 {
-    char path[512], pack[512], err[512], what[160];
+    char path[512], err[512], what[160];
     const char *paths[] = {path};
-    zc_trace_options o = {.format = format};
-    zc_config cfg = zc_config_default();
-    zc_content *content = NULL;
-    zc_cache *zc = NULL;
-    zc_trace *tr;
-    zc_replay *r;
+    zc_session_options so = {.format = format, .no_content = !spec};
+    zc_session_run_options ro = {.page_cache_pages = pc, .verify = true};
+    zc_session *s;
     zc_replay_stats st;
-    zc_request q = {0};
     struct row row = {0};
-    int rc;
 
     path_of(path, sizeof(path), name, ext);
-    path_of(pack, sizeof(pack), name, ".zcp");
-    if (zc_trace_open(paths, 1, &o, &tr, err, sizeof(err)))
+    if (zc_session_open(paths, 1, &so, &s, err, sizeof(err)))
         fail_msg("%s", err);
-    if (spec) {
-        char cspec[600];
-        snprintf(cspec, sizeof(cspec), "pack:%s", pack);
-        if (zc_content_open(cspec, 4096, &content, err, sizeof(err)))
-            fail_msg("%s", err);
-        assert_int_equal(zc_config_parse(&cfg, spec), 0);
-        assert_int_equal(zc_cache_create(&cfg, &zc), 0);
-    }
-    assert_int_equal(zc_replay_create(pc, 4096, zc, content, &r), 0);
-    zc_replay_verify(r, true);
-    while ((rc = zc_trace_next(tr, &q)) == 1)
-        assert_int_equal(zc_replay_request(r, &q), 0);
-    if (rc)
-        fail_msg("%s", zc_trace_error(tr));
-    assert_int_equal(zc_replay_stats_get(r, &st), 0);
+    if (spec &&
+        zc_cache_open(spec, 4096, 0, NULL, NULL, &ro.zcache, err, sizeof(err)))
+        fail_msg("%s", err);
+    if (zc_session_run(s, &ro))
+        fail_msg("%s", zc_session_error(s));
+    assert_int_equal(zc_session_stats(s, &st), 0);
     assert_int_equal(st.zc_wrong, 0);
     snprintf(what, sizeof(what), "%s%s P=%" PRIu64 "%s%s", name, ext, pc,
              spec ? " " : "", spec ? spec : "");
@@ -141,12 +128,10 @@ static void model(const char *name, const char *ext, const char *format,
     row.v[8] = st.zc_hits;
     row.v[9] = st.zc_stored;
     check(&row);
-    if (zc)
-        assert_int_equal(zc_cache_check(zc), 0);
-    zc_replay_destroy(r);
-    zc_cache_destroy(zc);
-    zc_content_close(content);
-    zc_trace_close(tr);
+    if (ro.zcache)
+        assert_int_equal(zc_cache_check(ro.zcache), 0);
+    zc_session_close(s);
+    zc_cache_destroy(ro.zcache);
 }
 
 static void test_block_traces_through_the_page_cache_model(void **state)
@@ -204,30 +189,26 @@ static void test_access_streams_carry_the_recording_s_limits(void **state)
 static void play(const char *name, const char *ext, const char *spec)
 {
     char path[512], err[512], what[128];
-    zc_config cfg = zc_config_default();
-    zc_ops_reader *in;
-    zc_cache *zc;
-    zc_player *p;
+    const char *paths[] = {path};
+    zc_session_run_options ro = {.verify = true};
+    zc_session *s;
     zc_replay_stats st;
     zc_stats zs;
-    zc_op op;
     struct row row = {0};
-    int rc;
 
     path_of(path, sizeof(path), name, ext);
-    assert_int_equal(zc_ops_open(path, &in, err, sizeof(err)), 0);
-    assert_int_equal(zc_config_parse(&cfg, spec), 0);
-    assert_int_equal(zc_cache_create(&cfg, &zc), 0);
-    assert_int_equal(zc_player_create(zc, &p), 0);
-    zc_player_verify(p, true);
-    while ((rc = zc_ops_next(in, &op)) == 1)
-        assert_int_equal(zc_player_op(p, &op), 0);
-    if (rc)
-        fail_msg("%s", zc_ops_error(in));
-    assert_int_equal(zc_player_stats_get(p, &st), 0);
-    assert_int_equal(zc_stats_get(zc, &zs), 0);
+    if (zc_session_open(paths, 1, NULL, &s, err, sizeof(err)))
+        fail_msg("%s", err);
+    assert_true(zc_session_is_ops(s));
+    assert_int_equal(
+        zc_cache_open(spec, 4096, 0, NULL, NULL, &ro.zcache, err, sizeof(err)),
+        0);
+    if (zc_session_run(s, &ro))
+        fail_msg("%s", zc_session_error(s));
+    assert_int_equal(zc_session_stats(s, &st), 0);
+    assert_int_equal(zc_stats_get(ro.zcache, &zs), 0);
     assert_int_equal(st.zc_wrong, 0);
-    assert_int_equal(zc_cache_check(zc), 0);
+    assert_int_equal(zc_cache_check(ro.zcache), 0);
     snprintf(what, sizeof(what), "%s%s %s", name, ext, spec);
     row.what = what;
     row.v[0] = st.accesses;
@@ -241,9 +222,8 @@ static void play(const char *name, const char *ext, const char *spec)
     row.v[8] = zs.compr_data_size;
     row.v[9] = zs.mem_used_total;
     check(&row);
-    zc_player_destroy(p);
-    zc_cache_destroy(zc);
-    zc_ops_close(in);
+    zc_session_close(s);
+    zc_cache_destroy(ro.zcache);
 }
 
 static void test_op_streams_into_the_zcache(void **state)
