@@ -408,6 +408,13 @@ expect 2 "plot .*/t: it would write .*t.csv, an input" "$replay" \
   --memory 4M --adaptive --plot "$tmp/in/t" "$tmp/in/t.csv"
 expect 2 "o .*build-c.zcp: that is an input" "$fid" --no-curve \
   -o "$tmp/in/build-c.zcp" "$tmp/in/build-c"
+# two outputs of one run in one file: refused before either is written
+expect 2 "split-csv .*/sc.csv: that is .*/sc.csv, an output of --plot" \
+  "$replay" --memory 4M --adaptive --plot "$tmp/sc" --split-csv "$tmp/sc.csv" \
+  "$tmp/in/build-c.zca"
+expect 2 "o .*/fp.gp: that is .*/fp.gp, an output of --plot" "$fid" \
+  --capacity 1M --plot "$tmp/fp" -o "$tmp/fp.gp" "$tmp/in/build-c"
+[ ! -e "$tmp/sc.csv" ] && [ ! -e "$tmp/fp.gp" ] || bad "two outputs in one file: one was written"
 [ "$(cat "$tmp/in/"* | cksum)" = "$sum0" ] || bad "an output overwrote an input"
 
 # Numbers are read whole: --share, times, lists.

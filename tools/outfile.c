@@ -182,3 +182,21 @@ void outfile_refuse_clash(const char *opt, const char *out,
 done:
     free(in);
 }
+
+void outfile_refuse_same(const char *opt, const char *out, const char *prefix,
+                         const char *const *suffixes, size_t n)
+{
+    char path[4096];
+    struct stat a, b;
+
+    if (!out || !prefix)
+        return;
+    for (size_t k = 0; k < n; k++) {
+        snprintf(path, sizeof(path), "%s%s", prefix, suffixes[k]);
+        if (!strcmp(out, path) ||
+            (!stat(out, &a) && !stat(path, &b) && a.st_dev == b.st_dev &&
+             a.st_ino == b.st_ino))
+            die(2, "%s %s: that is %s, an output of --plot %s", opt, out, path,
+                prefix);
+    }
+}

@@ -76,6 +76,12 @@ void outfile_refuse_clash(const char *opt, const char *out,
                           const char *const *traces, size_t ntraces,
                           const char *content_spec);
 
+/** Refuse (exit 2, naming opt) an output out that is one of the plot
+ *  files prefix + suffixes[k] of the same run (by name, or the same file
+ *  when both exist): one would write over the other. */
+void outfile_refuse_same(const char *opt, const char *out, const char *prefix,
+                         const char *const *suffixes, size_t n);
+
 /** s as a JSON string on f: quoted, '"' and the backslash escaped,
  *  control characters as u00XX escapes, a byte that is not part of valid
  *  UTF-8 (a file name may hold any) as U+FFFD, so that the output is

@@ -445,6 +445,8 @@ static zc_fidelity *open_run(void)
                                  res->content);
         outfile_refuse_clash("--plot", o.plot, plot_files, 4, in, 2,
                              res->content);
+        if (o.out_path && strcmp(o.out_path, "-"))
+            outfile_refuse_same("-o", o.out_path, o.plot, plot_files, 4);
     }
     out = stdout;
     if (o.out_path && !strcmp(o.out_path, "-"))

@@ -503,6 +503,8 @@ static int run(struct opts *o, struct result *res)
                          o->ntraces, o->content);
     outfile_refuse_clash("--plot", o->plot, plot_files, 4, o->traces,
                          o->ntraces, o->content);
+    outfile_refuse_same("--split-csv", o->split_csv, o->plot, plot_files, 4);
+    outfile_refuse_same("--save-ops", o->save_ops, o->plot, plot_files, 4);
     res->format = zc_session_format(s);
     zc = open_zcache(o, res, &status);
     if (status)
