@@ -1515,8 +1515,12 @@ typedef struct zc_sweep_options {
     const char *mrc;         /* page-cache sizes to take the LRU curve at
                                 (a list) */
     zc_prices prices;        /* the cost model; disk_ns 0: 100 us */
-    uint64_t memo_bytes;     /* the compression memo; 0: none */
-    int threads;             /* worker threads, 1 to 64; 0: 1 */
+    uint64_t memo_bytes;     /* the compression memo shared by every row
+                                (each distinct content compressed once);
+                                0: 1 GiB, as zc_fidelity_options' */
+    bool no_memo;            /* every row compresses its own puts */
+    int threads;             /* worker threads, 1 to 64; 0: the online
+                                CPUs (at most 64) */
     bool join;               /* every trace played as one stream */
 } zc_sweep_options;
 

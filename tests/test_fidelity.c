@@ -628,6 +628,11 @@ static void test_bad_options_are_refused_before_the_work(void **state)
                    -ZC_EINVAL, "compressor=nosuch", NULL);
     expect_failure(rec, &(zc_fidelity_options){.zcache = "page_size=8192"},
                    -ZC_EINVAL, "page_size=8192", NULL);
+    /* the curve's capacities are its own: a spec naming one would be
+     * dropped without a word */
+    expect_failure(
+        rec, &(zc_fidelity_options){.zcache = "capacity=4M,allocator=zbud"},
+        -ZC_EINVAL, "names a capacity", NULL);
     expect_failure(
         rec,
         &(zc_fidelity_options){.content = "image:" ZC_SOURCE_DIR "/LICENSE"},

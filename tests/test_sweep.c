@@ -179,6 +179,11 @@ static void test_sweep_refuses_misuse(void **state)
     assert_non_null(strstr(err, "want KEY=V1,V2"));
     assert_int_equal(zc_sweep_create(&nul, &sw, err, sizeof(err)), -ZC_EINVAL);
     assert_int_equal(zc_sweep_create(NULL, &sw, err, sizeof(err)), -ZC_EINVAL);
+    /* a sweep runs once prepared, and says so */
+    assert_int_equal(zc_sweep_create(&ps, &sw, err, sizeof(err)), 0);
+    assert_int_equal(zc_sweep_run(sw, NULL, 0, NULL, NULL), -ZC_EINVAL);
+    assert_non_null(strstr(zc_sweep_error(sw), "zc_sweep_prepare"));
+    zc_sweep_destroy(sw);
     /* a preparation that failed is not tried again on half-made rows */
     assert_int_equal(zc_sweep_create(&big, &sw, err, sizeof(err)), 0);
     assert_int_equal(zc_sweep_add_trace(sw, &trace, 1, NULL, NULL, NULL), 0);

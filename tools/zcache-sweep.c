@@ -279,6 +279,7 @@ static bool option(struct sweep_args *a, const char *k, const char *v)
         if (b && b < 1u << 20)
             die(2, "--memo %s: want 0 (none) or at least 1M", v);
         o->memo_bytes = b >> 20 << 20;
+        o->no_memo = !b;
     } else if (!strcmp(k, "--mrc"))
         o->mrc = v;
     else if (!strcmp(k, "--plot")) {

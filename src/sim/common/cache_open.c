@@ -14,8 +14,8 @@
 #include "zcache_sim.h"
 
 int zc_cache_open(const char *spec, size_t page_size, size_t capacity,
-                  zc_memo *memo, zc_config *cfg_out, zc_cache **out,
-                  char *err, size_t errlen)
+                  zc_memo *memo, zc_config *cfg_out, zc_cache **out, char *err,
+                  size_t errlen)
 {
     zc_config cfg = zc_config_default();
     int rc;
@@ -25,6 +25,11 @@ int zc_cache_open(const char *spec, size_t page_size, size_t capacity,
     if (!out)
         return -ZC_EINVAL;
     *out = NULL;
+    if (!page_size) {
+        if (err && errlen)
+            snprintf(err, errlen, "page size 0: want the trace's page size");
+        return -ZC_EINVAL;
+    }
     cfg.page_size = page_size;
     if ((rc = zc_config_parse_error(&cfg, spec ? spec : "", err, errlen)))
         return rc;
@@ -47,8 +52,7 @@ int zc_cache_open(const char *spec, size_t page_size, size_t capacity,
                      "%zu (15 GiB)",
                      cfg.capacity_bytes, (size_t)ZC_CAPACITY_MAX);
         else if (rc == -ZC_ENOMEM)
-            snprintf(err, errlen,
-                     "capacity %zu bytes: does not fit in memory",
+            snprintf(err, errlen, "capacity %zu bytes: does not fit in memory",
                      cfg.capacity_bytes);
         else
             snprintf(err, errlen, "cannot make this zcache: %s",

@@ -189,8 +189,14 @@ static int take_zcache_spec(zc_fidelity *f)
 
     f->cfg = zc_config_default();
     f->cfg.page_size = ps;
+    f->cfg.capacity_bytes = SIZE_MAX; /* a sentinel: the spec names one? */
     if (zc_config_parse_error(&f->cfg, f->zspec, why, sizeof(why)))
         return set_error(f, -ZC_EINVAL, "zcache spec: %s", why);
+    if (f->cfg.capacity_bytes != SIZE_MAX)
+        return set_error(f, -ZC_EINVAL,
+                         "zcache spec %.200s names a capacity: the curve's "
+                         "capacities are given apart (--capacity)",
+                         f->zspec);
     if (f->cfg.page_size != ps)
         return set_error(f, -ZC_EINVAL,
                          "zcache spec page_size=%zu differs from the "

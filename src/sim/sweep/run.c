@@ -465,8 +465,12 @@ int zc_sweep_run(zc_sweep *sw, const size_t *jobs, size_t n,
     char *seen;
     int rc;
 
-    if (!sw || !sw->prepared || (n && !jobs))
+    if (!sw || (n && !jobs))
         return -ZC_EINVAL;
+    if (!sw->prepared)
+        return zc__sweep_fail(
+            sw, -ZC_EINVAL, "%s",
+            "a sweep runs once prepared (zc_sweep_prepare())");
     if (!jobs && !n) {
         if (!(all = malloc((sw->njobs ? sw->njobs : 1) * sizeof(*all))))
             return -ZC_ENOMEM;

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "sweep.h"
 
@@ -301,8 +302,14 @@ int zc_sweep_create(const zc_sweep_options *opt, zc_sweep **out, char *err,
         sw->o.page_size = 4096;
     if (!sw->o.prices.disk_ns)
         sw->o.prices.disk_ns = 100000;
-    if (!sw->o.threads)
-        sw->o.threads = 1;
+    if (!sw->o.threads) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        sw->o.threads = n < 1 ? 1 : n > 64 ? 64 : (int)n;
+    }
+    if (sw->o.no_memo)
+        sw->o.memo_bytes = 0;
+    else if (!sw->o.memo_bytes)
+        sw->o.memo_bytes = 1ull << 30;
     pthread_mutex_init(&sw->lock, NULL);
     sw->format = zc__sweep_dup(opt->format, &oom);
     sw->content = zc__sweep_dup(opt->content, &oom);

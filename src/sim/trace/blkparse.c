@@ -20,20 +20,18 @@
  * line (blank, the per-CPU and total summaries, "Throughput", "Events")
  * is skipped.  An event line whose header does not parse, or a Q line
  * whose payload does not, is an error naming the file and line: in a
- * blkparse file they mean corruption or a cut-off line.  So is a NUL byte,
- * and a file of text without a single event line: another format read as
- * blkparse (--format blkparse on a binary file gave 0 requests).  An
- * empty (or blank) file is a trace of no requests.
+ * blkparse file they mean corruption or a cut-off line.  So is a NUL byte:
+ * no text has one, and a binary file read as blkparse (--format blkparse
+ * on an op stream, an access stream, an executable) gave 0 requests.  A
+ * file of text with no event line is a trace of no requests, as an empty
+ * one is (what blkparse prints of an idle device, and every prefix of a
+ * trace cut before its first event, read as the events it holds).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <string.h>
 
 #include "reader.h"
-
-/* zc__tfile.state: what the file has shown so far */
-#define TEXT_SEEN 1u  /* a line that is not blank */
-#define EVENT_SEEN 2u /* an event line */
 
 struct event {
     uint64_t maj, min, time_ns;
@@ -144,20 +142,13 @@ static int blkparse_next(struct zc__tfile *f, zc_request *req)
 
     for (;;) {
         rc = zc__tf_line(f, &line, &len);
-        if (rc == 0 && (f->state & TEXT_SEEN) && !(f->state & EVENT_SEEN))
-            return zc__tf_fail_line(f, "no event line (\"MAJ,MIN CPU SEQ TIME "
-                                       "PID ACTION ...\") in the file: not "
-                                       "blkparse's output");
         if (rc <= 0)
             return rc;
         end = line + len;
         if (memchr(line, '\0', len))
             return zc__tf_fail_line(f, "a NUL byte: not blkparse's text");
-        if (zc__skip_space(line, end) < end)
-            f->state |= TEXT_SEEN;
         if (!is_event_line(line, end))
             continue;
-        f->state |= EVENT_SEEN;
         p = line;
         if (!parse_event(&p, end, &ev))
             return zc__tf_fail_line(f, "malformed event line (expected "
