@@ -691,10 +691,14 @@ ZC_API int zc_replay_set_model(zc_replay *r, const char *name);
  * The readahead limit of a model that reads ahead, in KiB: the device's
  * read_ahead_kb (default 128, a disk's; 0: no readahead).  An access
  * stream records it (zc_trace_meta(t, "read_ahead_kb")).  Before the
- * first request.  Returns 0; -ZC_EINVAL (NULL, more than 2^22 KiB, or r
- * has taken a request).
+ * first request.  Returns 0; -ZC_EINVAL (NULL, more than
+ * ZC_READ_AHEAD_KB_MAX, or r has taken a request).
  */
 ZC_API int zc_replay_set_read_ahead(zc_replay *r, uint64_t kb);
+
+/** The largest readahead limit, in KiB (4 GiB), that a replay, a session
+ *  and an access stream's header field read_ahead_kb take. */
+#define ZC_READ_AHEAD_KB_MAX (1u << 22)
 
 /** The pages the page cache holds now (0 for NULL). */
 ZC_API uint64_t zc_replay_resident(const zc_replay *r);

@@ -98,7 +98,7 @@ int cli_read_ahead(const char *v, uint64_t *kb)
         return -1;
     errno = 0;
     *kb = strtoull(v, &end, 10);
-    return *end || errno || *kb > (1u << 22) ? -1 : 0;
+    return *end || errno || *kb > ZC_READ_AHEAD_KB_MAX ? -1 : 0;
 }
 
 bool cli_model_known(const char *name)

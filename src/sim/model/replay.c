@@ -465,7 +465,7 @@ int zc_replay_set_model(zc_replay *r, const char *name)
 
 int zc_replay_set_read_ahead(zc_replay *r, uint64_t kb)
 {
-    if (!r || kb > (1u << 22) || r->requests)
+    if (!r || kb > ZC_READ_AHEAD_KB_MAX || r->requests)
         return -ZC_EINVAL;
     r->read_ahead_kb = kb;
     return new_model(r, r->model_ops);

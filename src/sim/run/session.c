@@ -84,7 +84,7 @@ static int parse_kb(const char *v, uint64_t *kb)
         return -1;
     errno = 0;
     *kb = strtoull(v, &end, 10);
-    return *end || errno || *kb > (1u << 22) ? -1 : 0;
+    return *end || errno || *kb > ZC_READ_AHEAD_KB_MAX ? -1 : 0;
 }
 
 /* Whether the first trace is an op stream (by the format, or its bytes). */
@@ -257,7 +257,7 @@ int zc_session_open(const char *const *paths, size_t npaths,
                                    opt->model);
         goto fail;
     }
-    if (opt->read_ahead_set && opt->read_ahead_kb > (1u << 22)) {
+    if (opt->read_ahead_set && opt->read_ahead_kb > ZC_READ_AHEAD_KB_MAX) {
         rc = zc__session_set_error(s, -ZC_EINVAL,
                                    "readahead of %" PRIu64
                                    " KiB: want KiB from 0 to 4194304",
