@@ -890,8 +890,13 @@ ZC_API void zc_mrc_destroy(zc_mrc *m);
  *   ext4:ext4_da_write_begin, ext4_write_begin  a buffered write
  *   vmscan:mm_vmscan_*_reclaim_begin/_end   reclaim windows, per task
  *
- * of one file system on one block device.  The conversion follows the
- * kernel's page cache page by page (2^order pages a folio) and writes:
+ * of one file system on one block device: dev, or without it the one
+ * device the capture's events name, found by a first pass over the
+ * capture (a regular file; several devices need dev, and events of other
+ * devices are ignored and counted).  The conversion follows the kernel's
+ * page cache page by page (2^order pages a folio, order at most 10:
+ * x86-64's MAX_PAGE_ORDER, the largest block its page allocator gives)
+ * and writes:
  *
  *   blkparse    the Q events in blkparse's default text format, after
  *               comment lines saying they were made from tracefs events
@@ -916,28 +921,52 @@ ZC_API void zc_mrc_destroy(zc_mrc *m);
  * tools/zcache-tracefs documents each output in full; its options are
  * these fields, spelled with dashes, and the messages name them so.
  *
+ * Times: ns since the first event line.  The events of one CPU never go
+ * back in time; across CPUs, whose clocks and merged buffers may be a hair
+ * apart, an event older than the newest one before it by at most
+ * ZC_TRACEFS_REORDER_MAX_NS takes the newest one's time (so every output
+ * goes forward), counted as reordered, wherever it is (the first event
+ * included); an older one is bad input.
+ *
  * Errors: a -ZC_E* code and a one-line message.  Bad input is
  * -ZC_EFORMAT, "FILE:LINE: what": a line that does not parse, longer than
- * 1 MiB or holding a NUL byte, lost events (the capture is incomplete),
- * an event older than its CPU's previous one; "FILE: what" for a capture
- * with no event of the device.  An input that cannot be opened or read,
- * or an output that cannot be written, is -ZC_EIO ("FILE: why", or the
- * writer's message and code); bad options -ZC_EINVAL; -ZC_ENOMEM.  A
- * failed conversion leaves none of its outputs behind: it removes those
- * it opened that were regular files and still are (never a device, a
- * FIFO, standard output, or a symlink or its target).  Nothing prints or
- * exits.
+ * 1 MiB, holding a NUL byte or (the last one) without its newline, lost
+ * events (the capture is incomplete), an event older than its CPU's
+ * previous one, or older than the newest event (another CPU's) by more
+ * than ZC_TRACEFS_REORDER_MAX_NS, a folio order above 10, an access of
+ * more than 2^20 pages (a read(2) moves at most 2 GiB), a bio of more
+ * than 4 GiB (the kernel's size of a bio is 32 bits); "FILE: what" for a
+ * capture with no event of the device, or without dev of no device or of
+ * several.  An input that cannot be opened or read, or an output that
+ * cannot be written, is -ZC_EIO ("FILE: why", or the writer's message and
+ * code); bad options -ZC_EINVAL (read_ahead_kb above
+ * ZC_READ_AHEAD_KB_MAX; no dev and a capture that is not a regular file);
+ * -ZC_ENOMEM.  A failed conversion leaves none of its outputs behind: it
+ * removes those it opened that were regular files and still are (never a
+ * device, a FIFO, standard output, or a symlink or its target).  Nothing
+ * prints or exits.
  */
+
+/** The most an event may be older than an earlier one of another CPU:
+ *  1 ms (ns).  trace_pipe merges the CPUs' buffers by time, so what it
+ *  shows out of order is an event committed a little late, or clocks a
+ *  little apart (trace_clock local): microseconds.  1 ms is far above
+ *  that and far below anything a page-cache model times; an older event
+ *  means a capture spliced or clocks that disagree (record with
+ *  trace_clock mono). */
+#define ZC_TRACEFS_REORDER_MAX_NS 1000000u
 
 /** What to convert, and where to; start from zc_tracefs_options_default().
  *  Paths are not copied; NULL leaves an output (or an input) out. */
 typedef struct zc_tracefs_options {
-    const char *input;      /* the capture, read once from its start (a FIFO
-                               may feed it live); its base name goes into
-                               the outputs' headers (source=) */
+    const char *input;      /* the capture, read from its start: once with
+                               dev_set (a FIFO may feed it live), else
+                               twice; its base name goes into the
+                               outputs' headers (source=) */
     uint32_t dev;           /* with dev_set: the device, major << 20 |
-                               minor; else the first event's device (never
-                               bdevfs) */
+                               minor; else the one device the capture's
+                               events name (never bdevfs; a regular file
+                               only, read twice) */
     bool dev_set;
     uint32_t bdevfs;        /* s_dev of the block-device pseudo file system
                                (default 3) */
@@ -961,7 +990,8 @@ typedef struct zc_tracefs_options {
     uint64_t memory_limit;  /* with memory_limit_set: the access stream's
                                header field memory_limit */
     bool memory_limit_set;
-    uint64_t read_ahead_kb; /* with read_ahead_set: its read_ahead_kb */
+    uint64_t read_ahead_kb; /* with read_ahead_set: its read_ahead_kb, at
+                               most ZC_READ_AHEAD_KB_MAX */
     bool read_ahead_set;
     int level;              /* the op stream's blocks: 0 stored, 1 LZO1X-1,
                                9 LZO1X-999 (the default) */
@@ -986,8 +1016,9 @@ typedef struct zc_tracefs_summary {
     uint64_t distinct;      /* distinct pages of the access stream */
     uint64_t past_eof;      /* reads wholly past the end, dropped */
     uint64_t clipped_pages; /* pages past the end cut from reads */
-    uint64_t reordered;     /* accesses older than the previous one (another
-                               CPU's clock): given its time */
+    uint64_t reordered;     /* events older than the newest before them
+                               (another CPU's) by at most
+                               ZC_TRACEFS_REORDER_MAX_NS: given its time */
     uint64_t samples;       /* resident samples written (one before each
                                access whose count changed) */
     uint64_t resident_min, resident_median, resident_max; /* of the samples
@@ -1005,6 +1036,9 @@ typedef struct zc_tracefs_summary {
                                were at fault (bad options, an input that
                                cannot be opened, malformed input), not the
                                system (a read or write error, memory) */
+    uint64_t other_devices; /* events of devices other than dev (bdevfs
+                               pages of other devices included): ignored */
+    bool dev_found;         /* dev was not given: the capture's one device */
 } zc_tracefs_summary;
 
 /** The default options: no input, no outputs, bdevfs 3, level 9. */

@@ -365,7 +365,9 @@ static void test_fault_around_maps_only_cached_pages(void **state)
     (void)state;
     o.access = zt_tmp_path("around.zca.txt");
     assert_int_equal(zc_tracefs_convert(&o, &s, err, sizeof(err)), 0);
-    assert_int_equal(s.dev, 7u << 20); /* the first event's device */
+    assert_int_equal(s.dev, 7u << 20); /* the one device its events name */
+    assert_true(s.dev_found);
+    assert_int_equal(s.other_devices, 0);
     assert_int_equal(s.mapped, 3);
     assert_int_equal(s.mapped_events, 1);
     assert_int_equal(s.unmapped_fault_around, 2); /* pages 2 and 4 */
@@ -654,6 +656,278 @@ static void test_side_inputs_must_be_regular_files(void **state)
     refused(&o, -ZC_EINVAL, true, "not a regular file");
 }
 
+/* ---- hardening (issue 33): the device, cut lines, bounds, clocks,
+ * options -------------------------------------------------------------- */
+
+/* A capture of trace_pipe lines "CPU TIME COMM-PID EVENT: DETAILS", each
+ * ended by a newline unless cut_last (the last one is then left without
+ * it). */
+static const char *capture_of(const char *name, const char *const *lines,
+                              size_t n, bool cut_last)
+{
+    char text[8192];
+    size_t len = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        int cpu = (int)strcspn(lines[i], " ");
+        const char *time = lines[i] + cpu + 1;
+        int tlen = (int)strcspn(time, " ");
+        const char *task = time + tlen + 1;
+        int k = (int)strcspn(task, " ");
+        len += (size_t)snprintf(text + len, sizeof(text) - len,
+                                "%16.*s [%.*s] ..... %.*s: %s%s", k, task, cpu,
+                                lines[i], tlen, time, task + k + 1,
+                                cut_last && i + 1 == n ? "" : "\n");
+        assert_true(len < sizeof(text));
+    }
+    return zt_write_tmp(name, text, len);
+}
+
+/* Item 2: without a device the capture's one device is taken (found by a
+ * first pass, so an event of another device anywhere counts, the first
+ * line included), several are refused naming each with its events, and
+ * with --dev the other devices' events are ignored and counted. */
+static void test_without_dev_several_devices_are_refused(void **state)
+{
+    static const char *const lines[] = {
+        "000 100.000000 jbd2/vda1-8-5 block_bio_queue: 259,0 WS 8 + 8 [jbd2]",
+        "000 100.001000 cat-10 mm_filemap_get_pages: dev=7:0 ino=1f "
+        "ofs=0-4095",
+        "000 100.002000 cat-10 mm_filemap_get_pages: dev=7:0 ino=1f "
+        "ofs=4096-8191",
+    };
+    zc_tracefs_options o = zc_tracefs_options_default();
+    zc_tracefs_summary s;
+    char err[512];
+
+    (void)state;
+    o.input = capture_of("devs.trace", lines, 3, false);
+    o.access = zt_tmp_path("devs.zca.txt");
+    refused(&o, -ZC_EFORMAT, true,
+            "devs.trace: events of 2 devices: 7:0 (2 events), 259:0 (1 "
+            "event); give --dev");
+    o.dev = 7u << 20;
+    o.dev_set = true;
+    assert_int_equal(zc_tracefs_convert(&o, &s, err, sizeof(err)), 0);
+    assert_int_equal(s.dev, 7u << 20);
+    assert_false(s.dev_found);
+    assert_int_equal(s.other_devices, 1);
+    assert_int_equal(s.reads, 2);
+    /* One device, whatever line comes first (a bdevfs page of the device
+     * names it too): found. */
+    o = zc_tracefs_options_default();
+    o.input = capture_of("one.trace", lines + 1, 2, false);
+    assert_int_equal(zc_tracefs_convert(&o, &s, err, sizeof(err)), 0);
+    assert_int_equal(s.dev, 7u << 20);
+    assert_true(s.dev_found);
+    assert_int_equal(s.other_devices, 0);
+    assert_int_equal(s.reads, 2);
+}
+
+/* Without a device a capture that cannot be read twice is refused. */
+static void test_without_dev_a_fifo_is_refused(void **state)
+{
+    const char *fifo = zt_tmp_path("cap.fifo");
+    zc_tracefs_options o = zc_tracefs_options_default();
+    zc_tracefs_summary s;
+    char err[512];
+    FILE *w;
+
+    (void)state;
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    /* a writer that has written everything, so the open does not wait */
+    assert_non_null(w = fopen(fifo, "r+"));
+    fputs("x\n", w);
+    fflush(w);
+    o.input = fifo;
+    assert_int_equal(zc_tracefs_convert(&o, &s, err, sizeof(err)), -ZC_EINVAL);
+    assert_non_null(strstr(err, "cap.fifo: not a regular file: give --dev"));
+    assert_true(s.bad_input);
+    fclose(w);
+}
+
+/* Item 6: a last line without its newline is refused (a cut "ofs=40960"
+ * would read "ofs=40"...), in the capture and in a side input. */
+static void test_cut_last_line_is_refused(void **state)
+{
+    static const char *const lines[] = {
+        "000 100.000000 cat-10 mm_filemap_get_pages: dev=7:0 ino=1f "
+        "ofs=0-4095",
+        "000 100.001000 cat-10 mm_filemap_add_to_page_cache: dev 7:0 ino 1f "
+        "pfn=0x1 ofs=0 order=1",
+    };
+    zc_tracefs_options o = zc_tracefs_options_default();
+    char want[1024];
+
+    (void)state;
+    o.input = capture_of("cut.trace", lines, 2, true);
+    o.access = zt_tmp_path("cut.zca.txt");
+    o.dev = 7u << 20;
+    o.dev_set = true;
+    snprintf(want, sizeof(want), "%s:2: the last line has no newline", o.input);
+    refused(&o, -ZC_EFORMAT, true, want);
+    o.dev_set = false; /* the first pass sees it too */
+    refused(&o, -ZC_EFORMAT, true, want);
+    o = capture_options(DATA "capture.trace");
+    o.access = zt_tmp_path("cut.zca.txt");
+    o.sizes = zt_write_tmp("cut.sizes", "13 4000\n804 40", 14);
+    snprintf(want, sizeof(want), "%s:2: the last line has no newline", o.sizes);
+    refused(&o, -ZC_EFORMAT, true, want);
+}
+
+/* Item 8: an access of more pages than one record holds, or a bio of
+ * more than 4 GiB, is refused at its line before any page is walked
+ * (2^63 bytes would walk for days), whatever its device. */
+static void test_huge_ranges_are_refused_at_their_line(void **state)
+{
+    static const char *const bad[][2] = {
+        /* 2^20 + 1 pages: the first case main gets wrong (blaming the
+         * output); the next ones it would walk for days */
+        {"  cat-1 [001] ..... 9999.000000: mm_filemap_get_pages: dev=7:0 "
+         "ino=d ofs=0-4294971391",
+         ":180: an access of 1048577 pages: more than the 1048576 pages"},
+        {"  cat-1 [001] ..... 9999.000000: mm_filemap_get_pages: dev=7:0 "
+         "ino=d ofs=0-9223372036854775807",
+         ":180: an access of 2251799813685248 pages"},
+        {"  cat-1 [001] ..... 9999.000000: mm_filemap_map_pages: dev=8:0 "
+         "ino=d ofs=0-9223372036854775807",
+         ":180: an access of 2251799813685248 pages"},
+        {"  cat-1 [001] ..... 9999.000000: block_bio_queue: 7,0 R 0 + "
+         "4294967295 [cat]",
+         ":180: a bio of 4294967295 sectors: more than 4 GiB"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        const char *path = capture_plus("huge.trace", bad[i][0]);
+        zc_tracefs_options o = capture_options(path);
+        char want[1024];
+        o.access = zt_tmp_path("huge.zca");
+        o.blkparse = zt_tmp_path("huge.blkparse");
+        snprintf(want, sizeof(want), "%s%s", path, bad[i][1]);
+        refused(&o, -ZC_EFORMAT, true, want);
+    }
+}
+
+/* Item 9: a folio order above x86-64's MAX_PAGE_ORDER (10) is refused as
+ * too large, also one whose digits pass 2^64; order 10 is taken. */
+static void test_folio_orders_above_10_are_too_large(void **state)
+{
+    static const char *const bad[][2] = {
+        {"order=11", ":1: order 11 too large: a folio is at most order 10"},
+        {"order=99999999999999999999999",
+         ":1: order 99999999999999999999999 too large"},
+    };
+    zc_tracefs_options o = zc_tracefs_options_default();
+    zc_tracefs_summary s;
+    char line[256], want[1024], err[512];
+    const char *lines[] = {line};
+
+    (void)state;
+    o.dev = 7u << 20;
+    o.dev_set = true;
+    o.access = zt_tmp_path("order.zca.txt");
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        snprintf(line, sizeof(line),
+                 "000 100.0 cat-10 mm_filemap_add_to_page_cache: dev 7:0 ino "
+                 "1f pfn=0x1 ofs=0 %s",
+                 bad[i][0]);
+        o.input = capture_of("order.trace", lines, 1, false);
+        snprintf(want, sizeof(want), "%s%s", o.input, bad[i][1]);
+        refused(&o, -ZC_EFORMAT, true, want);
+    }
+    snprintf(line, sizeof(line),
+             "000 100.0 cat-10 mm_filemap_add_to_page_cache: dev 7:0 ino 1f "
+             "pfn=0x1 ofs=0 order=10");
+    o.input = capture_of("order.trace", lines, 1, false);
+    assert_int_equal(zc_tracefs_convert(&o, &s, err, sizeof(err)), 0);
+    assert_int_equal(s.gets, 1024);
+}
+
+/* Item 15: one rule for reorderings across CPUs, the first event as any
+ * other: up to 1 ms older than the newest event is taken at the newest
+ * time (the stream never goes back) and counted; more is refused naming
+ * the newest event's line. */
+static void test_cross_cpu_reorderings_have_one_rule(void **state)
+{
+    static const char *const first[] = {
+        "001 100.000010 cat-10 mm_filemap_get_pages: dev=7:0 ino=1f "
+        "ofs=0-4095",
+        "000 100.000000 cat-11 mm_filemap_get_pages: dev=7:0 ino=1f "
+        "ofs=4096-8191",
+        "000 100.000005 cat-11 mm_filemap_get_pages: dev=7:0 ino=1f "
+        "ofs=8192-12287",
+        "000 100.000020 cat-11 mm_filemap_get_pages: dev=7:0 ino=1f "
+        "ofs=12288-16383",
+    };
+    static const char *const later[] = {
+        "001 100.000000 cat-10 mm_filemap_get_pages: dev=7:0 ino=1f "
+        "ofs=0-4095",
+        "001 100.500000 cat-10 mm_filemap_get_pages: dev=7:0 ino=1f "
+        "ofs=0-4095",
+        "000 100.001000 cat-11 mm_filemap_get_pages: dev=7:0 ino=1f "
+        "ofs=0-4095",
+    };
+    static const uint64_t want_ns[] = {0, 0, 0, 10000};
+    zc_tracefs_options o = zc_tracefs_options_default();
+    zc_tracefs_summary s;
+    zc_trace *t;
+    zc_request req;
+    char err[512], want[1024];
+    size_t n = 0;
+
+    (void)state;
+    o.dev = 7u << 20;
+    o.dev_set = true;
+    o.input = capture_of("first.trace", first, 4, false);
+    o.access = zt_tmp_path("first.zca.txt");
+    assert_int_equal(zc_tracefs_convert(&o, &s, err, sizeof(err)), 0);
+    assert_int_equal(s.reordered, 2);
+    assert_int_equal(zc_trace_open(&o.access, 1, NULL, &t, err, sizeof(err)),
+                     0);
+    for (; zc_trace_next(t, &req) == 1; n++) {
+        assert_true(n < 4);
+        assert_int_equal(req.time_ns, want_ns[n]);
+    }
+    zc_trace_close(t);
+    assert_int_equal(n, 4);
+
+    o.input = capture_of("later.trace", later, 3, false);
+    o.access = zt_tmp_path("later.zca.txt");
+    snprintf(want, sizeof(want),
+             "%s:3: an event 0.499000000 s older than line 2's, of another "
+             "CPU",
+             o.input);
+    refused(&o, -ZC_EFORMAT, true, want);
+}
+
+/* Item 16: an access stream's read_ahead_kb within the readers' limit
+ * (ZC_READ_AHEAD_KB_MAX), or refused as an option. */
+static void test_read_ahead_is_checked_with_the_readers_limit(void **state)
+{
+    zc_tracefs_options o = capture_options(DATA "capture.trace");
+    zc_tracefs_summary s;
+    zc_session *ses;
+    const char *path;
+    char err[512];
+
+    (void)state;
+    o.access = zt_tmp_path("ra.zca");
+    o.read_ahead_set = true;
+    o.read_ahead_kb = 99999999999u;
+    refused(&o, -ZC_EINVAL, true, "--read-ahead-kb 99999999999: want KiB");
+    o.read_ahead_kb = ZC_READ_AHEAD_KB_MAX + 1u;
+    refused(&o, -ZC_EINVAL, true, "--read-ahead-kb 4194305");
+    o.read_ahead_kb = ZC_READ_AHEAD_KB_MAX;
+    assert_int_equal(zc_tracefs_convert(&o, &s, err, sizeof(err)), 0);
+    path = o.access; /* the session reads the header field */
+    assert_int_equal(zc_session_open(&path, 1,
+                                     &(zc_session_options){.no_content = true},
+                                     &ses, err, sizeof(err)),
+                     0);
+    zc_session_close(ses);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -670,6 +944,13 @@ int main(void)
         cmocka_unit_test(test_failure_removes_only_its_own_files),
         cmocka_unit_test(test_outputs_never_overwrite_inputs_or_each_other),
         cmocka_unit_test(test_side_inputs_must_be_regular_files),
+        cmocka_unit_test(test_without_dev_several_devices_are_refused),
+        cmocka_unit_test(test_without_dev_a_fifo_is_refused),
+        cmocka_unit_test(test_cut_last_line_is_refused),
+        cmocka_unit_test(test_huge_ranges_are_refused_at_their_line),
+        cmocka_unit_test(test_folio_orders_above_10_are_too_large),
+        cmocka_unit_test(test_cross_cpu_reorderings_have_one_rule),
+        cmocka_unit_test(test_read_ahead_is_checked_with_the_readers_limit),
     };
     return cmocka_run_group_tests(tests, zt_tmpdir_setup, zt_tmpdir_teardown);
 }

@@ -85,14 +85,26 @@
  * So the contents are exact for pages the workload did not change after
  * reading them.
  *
+ * The device: --dev, or the one device the trace's events name, found by
+ * reading the trace once through first (so a regular file); a trace with
+ * events of several devices needs --dev, which ignores the others' events
+ * (counted).  The summary's first line names the device and the events
+ * ignored.
+ *
  * Times: nanoseconds from the trace's first event line, in both streams
  * (at most 9 decimals).  The events of one CPU must not go back in time
- * (an error); across CPUs, whose clocks may be a hair apart, an access
- * older than the previous one takes its time (counted as reordered).
+ * (an error); across CPUs, whose clocks may be a hair apart, an event
+ * older than the newest before it by at most 1 ms
+ * (ZC_TRACEFS_REORDER_MAX_NS) takes the newest one's time (counted as
+ * reordered), the first event as any other; by more, it is an error.
  *
  * Bad input also is: a line longer than 1 MiB or holding a NUL byte, a
- * folio past 2^64 bytes, an RWBS other than blkparse's letters, and a
- * trace in which no event is of the device.
+ * last line without its newline (a cut trace), a folio past 2^64 bytes or
+ * of order above 10 (x86-64's MAX_PAGE_ORDER), an access of more than
+ * 2^20 pages, a bio of more than 4 GiB, an RWBS other than blkparse's
+ * letters, and a trace in which no event is of the device.  Options are
+ * checked against the limits of the readers of what they write:
+ * --read-ahead-kb at most 4194304 (ZC_READ_AHEAD_KB_MAX).
  *
  * Lost events ("[LOST N EVENTS]", "EVENTS DROPPED") make the recording
  * incomplete: an error.  Bad input: "FILE:LINE: what", exit status 2;
@@ -126,8 +138,10 @@ static void usage(FILE *f)
             "stream and a\n"
             "content pack.\n"
             "\n"
-            "  --dev MAJ:MIN        the device (default: that of the first "
-            "event)\n"
+            "  --dev MAJ:MIN        the device (default: the one the events "
+            "name; a trace\n"
+            "                       of several devices, or not a regular "
+            "file, needs it)\n"
             "  --bdevfs N           s_dev of the block-device pseudo fs "
             "(default 3)\n"
             "  --blkparse FILE      the Q events as blkparse text (zstd if "
@@ -150,7 +164,8 @@ static void usage(FILE *f)
             "                       deleted (their pages get synthetic "
             "contents)\n"
             "  --memory-limit BYTES header field of the access stream\n"
-            "  --read-ahead-kb N    header field of the access stream\n"
+            "  --read-ahead-kb N    header field of the access stream (KiB, at "
+            "most 4194304)\n"
             "  --level N            .zct compression: 0, 1 or 9 (default 9)\n"
             "  --inodes FILE        write 'ex <INO>' for every inode in the "
             "trace\n"
@@ -252,7 +267,10 @@ static void parse_args(int argc, char **argv, zc_tracefs_options *o)
             o->dev = device(v);
             o->dev_set = true;
         } else if (!strcmp(a, "--bdevfs")) {
-            o->bdevfs = (uint32_t)number(v, "--bdevfs");
+            uint64_t n = number(v, "--bdevfs");
+            if (n > UINT32_MAX)
+                die(2, "--bdevfs %s: want an s_dev below 2^32", v);
+            o->bdevfs = (uint32_t)n;
         } else if (!strcmp(a, "--memory-limit")) {
             o->memory_limit = number(v, "--memory-limit");
             o->memory_limit_set = true;
@@ -260,9 +278,10 @@ static void parse_args(int argc, char **argv, zc_tracefs_options *o)
             o->read_ahead_kb = number(v, "--read-ahead-kb");
             o->read_ahead_set = true;
         } else if (!strcmp(a, "--level")) {
-            o->level = (int)number(v, "--level");
-            if (o->level != 0 && o->level != 1 && o->level != 9)
+            uint64_t n = number(v, "--level");
+            if (n != 0 && n != 1 && n != 9)
                 die(2, "--level %s: want 0, 1 or 9", v);
+            o->level = (int)n;
         } else {
             die(2, "unknown option '%s'", a);
         }
@@ -279,6 +298,12 @@ static void summary(const zc_tracefs_options *o, const zc_tracefs_summary *n)
 {
     const char *in = base_name(o->input);
 
+    fprintf(stderr,
+            NAME ": %s: device %" PRIu32 ":%" PRIu32 " (%s); %" PRIu64
+                 " events of other devices ignored\n",
+            in, n->dev >> 20, n->dev & 0xfffff,
+            n->dev_found ? "the one the events name" : "--dev",
+            n->other_devices);
     fprintf(stderr,
             NAME ": %s: %" PRIu64 " bios, %" PRIu64 " adds, %" PRIu64
                  " deletes (%" PRIu64 " evictions, %" PRIu64
@@ -307,9 +332,9 @@ static void summary(const zc_tracefs_options *o, const zc_tracefs_summary *n)
             n->kernel_misses, n->unmapped_fault_around);
     if (n->reordered)
         fprintf(stderr,
-                NAME ": %s: %" PRIu64 " accesses older than the previous one "
-                     "(another CPU's) given its time\n",
-                in, n->reordered);
+                NAME ": %s: %" PRIu64 " events older than the newest before "
+                     "them (another CPU's, by at most %u us) given its time\n",
+                in, n->reordered, ZC_TRACEFS_REORDER_MAX_NS / 1000u);
     if (o->pack)
         fprintf(stderr,
                 NAME ": %s: pack: %" PRIu64 " keys, %" PRIu64

@@ -43,7 +43,12 @@
 
 #define ZC__CAP_PAGE 4096u
 #define ZC__CAP_MAX_CPUS 8192 /* Linux's NR_CPUS at most */
-#define ZC__CAP_MAX_ORDER 20  /* folios of at most 2^20 pages */
+/* The largest folio order an event may carry: x86-64's MAX_PAGE_ORDER,
+ * the buddy allocator's largest block (include/linux/mmzone.h: 10 unless
+ * the architecture forces another, which x86 does not), so no folio is
+ * larger; the page cache's own cap, MAX_PAGECACHE_ORDER
+ * (include/linux/pagemap.h), is lower still (9: a PMD). */
+#define ZC__CAP_MAX_ORDER 10
 #define ZC__CAP_LINE_MAX (1u << 20)
 
 /* An access event's kind (accesses.c). */
@@ -116,6 +121,12 @@ struct zc__cap {
     uint64_t event_no; /* events in the order read (tracefs merges CPUs) */
     uint64_t t0_ns;
     bool have_t0;
+    uint64_t newest_ns; /* the newest event so far, and its line */
+    uint64_t newest_line;
+    bool scanning;         /* the first pass that finds the device */
+    struct zc__files devs; /* the devices it saw, as (dev, 0) */
+    uint64_t *dev_events;  /* by device number: its events */
+    size_t dev_events_cap;
     uint64_t cpu_last[ZC__CAP_MAX_CPUS]; /* a CPU's last event, ns */
     uint64_t seq[ZC__CAP_MAX_CPUS];      /* blkparse sequence numbers */
 
@@ -200,12 +211,21 @@ int zc__cap_read_file(struct zc__cap *c, const char *path, zc__cap_line_fn *fn);
  * true, *v, and *p moved past it; false on anything else or overflow. */
 bool zc__cap_take_u64(const char **p, int base, const char *stop, uint64_t *v);
 
-/* One line of the capture (modified in place). */
+/* One line of the capture (modified in place).  With c->scanning, the
+ * first pass: the line is parsed and checked as in the conversion, and
+ * only the device of its event is noted. */
 int zc__cap_line(struct zc__cap *c, char *s);
 
-/* Whether an event of device dev is the capture's: the first one seen
- * becomes the device unless dev_set; bdevfs never does.  Counted. */
+/* After the first pass: the device is the one its events named (a
+ * capture of none, or of several, is refused: several need --dev), and
+ * the pass's counts and clocks are forgotten. */
+int zc__cap_settle_dev(struct zc__cap *c);
+
+/* Whether an event of device dev is the device's (c->o.dev, known by
+ * then).  Counted: ours, or other_devices. */
 bool zc__cap_our_dev(struct zc__cap *c, uint32_t dev);
+
+void zc__cap_events_free(struct zc__cap *c);
 
 /* ---- pagecache.c ---- */
 

@@ -8,9 +8,12 @@
  *      no output over an input or another output (same name, or same
  *      device and inode); the side inputs are regular files
  *   2. the inputs, each read and checked before any output exists: the
- *      capture opened, the extents, the sizes, the live list, the image
+ *      capture opened; without --dev, the capture read once through, its
+ *      lines checked, to find its device (events.c); the extents, the
+ *      sizes, the live list, the image
  *   3. the outputs made (blkparse, pack, op stream, access stream)
- *   4. the capture, line by line (1 MiB at most, no NUL byte)
+ *   4. the capture, line by line (1 MiB at most, no NUL byte, the last
+ *      one ended by its newline)
  *   5. a capture with no event of the device is refused
  *   6. the outputs finished: the streams' end records, then the pack, whose
  *      keys are read from the image last (in key order), then the inodes
@@ -112,8 +115,10 @@ static int open_input(struct zc__cap *c, const char *path, FILE **out)
 
 /* The next line of f (line ln of path) into buf[ZC__CAP_LINE_MAX + 1],
  * without its newline: 1, or 0 at the end of input.  A line longer than
- * 1 MiB or holding a NUL byte is bad input; a read error is not taken
- * for the end. */
+ * 1 MiB or holding a NUL byte is bad input, and so is a last line without
+ * its newline: a file cut there (a capture stopped mid-write) may have
+ * lost the line's end, and "ofs=40960" cut to "ofs=40" reads as another
+ * value.  A read error is not taken for the end. */
 static int next_line(struct zc__cap *c, FILE *f, const char *path, uint64_t ln,
                      char *buf)
 {
@@ -134,8 +139,13 @@ static int next_line(struct zc__cap *c, FILE *f, const char *path, uint64_t ln,
     if (ch == EOF && ferror(f))
         return zc__cap_fail(c, -ZC_EIO, "%s:%" PRIu64 ": read error: %s", path,
                             ln, strerror(errno));
+    if (ch == EOF && len)
+        return zc__cap_refuse(c, -ZC_EFORMAT,
+                              "%s:%" PRIu64 ": the last line has no newline: "
+                              "the file was cut (remove the line, or end it)",
+                              path, ln);
     buf[len] = '\0';
-    return ch != EOF || len;
+    return ch != EOF;
 }
 
 int zc__cap_read_lines(struct zc__cap *c, const char *path, FILE *f,
@@ -188,6 +198,11 @@ static int check_options(struct zc__cap *c)
     if (o->level != 0 && o->level != 1 && o->level != 9)
         return zc__cap_refuse(c, -ZC_EINVAL, "--level %d: want 0, 1 or 9",
                               o->level);
+    /* the header field must read back: the readers' limit */
+    if (o->read_ahead_set && o->read_ahead_kb > ZC_READ_AHEAD_KB_MAX)
+        return zc__cap_refuse(
+            c, -ZC_EINVAL, "--read-ahead-kb %" PRIu64 ": want KiB from 0 to %u",
+            o->read_ahead_kb, ZC_READ_AHEAD_KB_MAX);
     return 0;
 }
 
@@ -254,6 +269,30 @@ static int event_line(struct zc__cap *c, char *line, const char *path,
     return zc__cap_line(c, line);
 }
 
+/* Without --dev: the capture read once through to find its device, then
+ * rewound.  A FIFO cannot be read twice. */
+static int find_dev(struct zc__cap *c, FILE *in)
+{
+    struct stat st;
+    int rc;
+
+    if (fstat(fileno(in), &st) || !S_ISREG(st.st_mode))
+        return zc__cap_refuse(c, -ZC_EINVAL,
+                              "%s: not a regular file: give --dev (without "
+                              "it the capture is read twice, to find its "
+                              "device first)",
+                              c->o.input);
+    c->scanning = true;
+    rc = zc__cap_read_lines(c, c->o.input, in, &c->lineno, event_line);
+    c->scanning = false;
+    if (rc || (rc = zc__cap_settle_dev(c)))
+        return rc;
+    c->lineno = 0;
+    if (fseek(in, 0, SEEK_SET))
+        return zc__cap_fail(c, -ZC_EIO, "%s: %s", c->o.input, strerror(errno));
+    return 0;
+}
+
 /* Stages 2 to 6. */
 static int convert(struct zc__cap *c)
 {
@@ -263,6 +302,7 @@ static int convert(struct zc__cap *c)
     if (!(c->line = malloc(ZC__CAP_LINE_MAX + 1)))
         return zc__cap_nomem(c);
     if ((rc = open_input(c, c->o.input, &in)) ||
+        (!c->o.dev_set && (rc = find_dev(c, in))) ||
         (c->o.extents && (rc = zc__cap_load_extents(c))) ||
         (c->o.sizes && (rc = zc__cap_load_sizes(c, c->o.sizes, false))) ||
         (c->o.live && (rc = zc__cap_load_sizes(c, c->o.live, true))) ||
@@ -271,14 +311,10 @@ static int convert(struct zc__cap *c)
     if ((rc = zc__cap_open_outputs(c)) ||
         (rc = zc__cap_read_lines(c, c->o.input, in, &c->lineno, event_line)))
         goto out;
-    if (!c->n.ours) {
-        if (c->o.dev_set)
-            rc = zc__cap_refuse(c, -ZC_EFORMAT,
-                                "%s: no event of device %" PRIu32 ":%" PRIu32,
-                                c->o.input, c->o.dev >> 20, c->o.dev & 0xfffff);
-        else
-            rc = zc__cap_refuse(c, -ZC_EFORMAT, "%s: no event of any device",
-                                c->o.input);
+    if (!c->n.ours) { /* (a device found has events) */
+        rc = zc__cap_refuse(c, -ZC_EFORMAT,
+                            "%s: no event of device %" PRIu32 ":%" PRIu32,
+                            c->o.input, c->o.dev >> 20, c->o.dev & 0xfffff);
         goto out;
     }
     rc = zc__cap_close_outputs(c);
@@ -325,6 +361,7 @@ int zc_tracefs_convert(const zc_tracefs_options *opt, zc_tracefs_summary *sum,
         *sum = c->n;
     if (rc && err && errlen)
         snprintf(err, errlen, "%s", c->msg ? c->msg : "out of memory");
+    zc__cap_events_free(c);
     zc__cap_pagecache_free(c);
     zc__cap_contents_free(c);
     free(c->samples);

@@ -17,10 +17,27 @@
  * overflow is bad input rather than a wrapped value.
  *
  * Times: nanoseconds since the first event line (at most 9 decimals).  The
- * events of one CPU never go back in time (bad input); across CPUs, whose
- * clocks may be a hair apart, accesses.c evens a reordering out.  Every
- * event line is numbered in the order read (event_no): tracefs merges the
- * CPUs by time, and pagecache.c orders adds and accesses by it.
+ * events of one CPU never go back in time (bad input).  Across CPUs one
+ * rule holds for every event, the first one included: an event older than
+ * the newest one before it (so another CPU's) by at most
+ * ZC_TRACEFS_REORDER_MAX_NS is a reordering of the merge or of the CPUs'
+ * clocks: it takes the newest time, so that no output goes back, and is
+ * counted; an older one is bad input, naming the newest one's line.
+ * Every event line is numbered in the order read (event_no): tracefs
+ * merges the CPUs by time, and pagecache.c orders adds and accesses by it.
+ *
+ * Bounds that no kernel event passes, checked here so that no line walks
+ * or allocates more than they allow: a folio of order at most
+ * ZC__CAP_MAX_ORDER (1024 pages), an access of at most ZCA_COUNT_MAX
+ * pages (2^20; a read(2) moves at most 2 GiB, a fault-around 2 MiB), a
+ * bio of at most 2^32 - 1 bytes (bi_size is 32 bits).
+ *
+ * The device: given (dev_set), or found by a first pass over the capture
+ * (c->scanning), which parses and checks every line as the conversion
+ * does, notes the device each event names (a bdevfs page's: its inode,
+ * the device number) and nothing else; a capture whose events name
+ * several devices is refused (zc__cap_settle_dev()), since the device of
+ * the most events may well not be the one traced.
  *
  * Lost events ("[LOST N EVENTS]", "EVENTS DROPPED") make the capture
  * incomplete: bad input.
@@ -28,9 +45,26 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "capture.h"
+#include "trace/access.h" /* ZCA_COUNT_MAX: the pages of one record */
+
+/* Bad input at the current line, formatted. */
+static int bad_at(struct zc__cap *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int bad_at(struct zc__cap *c, const char *fmt, ...)
+{
+    char what[256];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    return zc__cap_bad(c, what);
+}
 
 /* ---- numbers and fields ------------------------------------------------- */
 
@@ -110,14 +144,102 @@ static bool field_dev(const char *d, uint32_t *dev)
 
 bool zc__cap_our_dev(struct zc__cap *c, uint32_t dev)
 {
-    if (!c->o.dev_set && dev != c->o.bdevfs) {
-        c->o.dev = dev;
-        c->o.dev_set = true;
-    }
-    if (!c->o.dev_set || dev != c->o.dev)
+    if (dev != c->o.dev) {
+        c->n.other_devices++;
         return false;
+    }
     c->n.ours++;
     return true;
+}
+
+/* ---- the first pass: which device ------------------------------------------
+ */
+
+/* The first pass saw an event of device dev. */
+static int seen_dev(struct zc__cap *c, uint32_t dev)
+{
+    uint32_t id;
+    int rc = zc__files_id(&c->devs, dev, 0, &id);
+
+    if (rc)
+        return rc == -ZC_ENOMEM ? zc__cap_nomem(c)
+                                : zc__cap_fail(c, rc, "too many devices");
+    if (id >= c->dev_events_cap) {
+        size_t cap = c->dev_events_cap;
+        if ((rc = zc__cap_reserve(c, &c->dev_events, &cap, id,
+                                  sizeof(*c->dev_events), 16)))
+            return rc;
+        memset(c->dev_events + c->dev_events_cap, 0,
+               (cap - c->dev_events_cap) * sizeof(*c->dev_events));
+        c->dev_events_cap = cap;
+    }
+    c->dev_events[id]++;
+    return 0;
+}
+
+/* "MAJ:MIN (N events)" of the device numbered id, after s[len]. */
+static size_t dev_count(const struct zc__cap *c, uint32_t id, char *s,
+                        size_t len, size_t cap)
+{
+    uint32_t dev = zc__files_get(&c->devs, id)->dev;
+    int k;
+
+    if (len >= cap)
+        return len;
+    k = snprintf(s + len, cap - len,
+                 "%s%" PRIu32 ":%" PRIu32 " (%" PRIu64 " event%s)",
+                 len ? ", " : "", dev >> 20, dev & 0xfffff, c->dev_events[id],
+                 c->dev_events[id] == 1 ? "" : "s");
+    return k < 0 ? cap : len + (size_t)k;
+}
+
+int zc__cap_settle_dev(struct zc__cap *c)
+{
+    uint32_t n = c->devs.n;
+    char list[512] = "";
+    size_t len = 0;
+
+    if (!n)
+        return zc__cap_refuse(c, -ZC_EFORMAT, "%s: no event of any device",
+                              c->o.input);
+    if (n > 1) {
+        /* the devices of the most events first, four at most */
+        bool *told = calloc(n, sizeof(*told));
+        if (!told)
+            return zc__cap_nomem(c);
+        for (int k = 0; k < 4 && k < (int)n; k++) {
+            uint32_t best = UINT32_MAX;
+            for (uint32_t i = 0; i < n; i++)
+                if (!told[i] && (best == UINT32_MAX ||
+                                 c->dev_events[i] > c->dev_events[best]))
+                    best = i;
+            told[best] = true;
+            len = dev_count(c, best, list, len, sizeof(list));
+        }
+        free(told);
+        return zc__cap_refuse(c, -ZC_EFORMAT,
+                              "%s: events of %" PRIu32 " devices: %s%s; give "
+                              "--dev MAJ:MIN (the conversion follows one)",
+                              c->o.input, n, list, n > 4 ? ", ..." : "");
+    }
+    c->o.dev = zc__files_get(&c->devs, 0)->dev;
+    c->o.dev_set = true;
+    /* Forget the pass: it came first, so nothing else has counted yet. */
+    c->n = (zc_tracefs_summary){.dev_found = true};
+    c->event_no = 0;
+    c->have_t0 = false;
+    c->t0_ns = c->newest_ns = c->newest_line = 0;
+    memset(c->cpu_last, 0, sizeof(c->cpu_last));
+    zc__cap_events_free(c);
+    return 0;
+}
+
+void zc__cap_events_free(struct zc__cap *c)
+{
+    zc__files_free(&c->devs);
+    free(c->dev_events);
+    c->dev_events = NULL;
+    c->dev_events_cap = 0;
 }
 
 /* ---- the events ---------------------------------------------------------- */
@@ -128,18 +250,37 @@ static int filemap(struct zc__cap *c, bool add, const char *d, const char *comm,
                    uint32_t pid)
 {
     const char *what = "a filemap add/delete event that does not parse";
+    const char *ov = field(d, "order");
     uint32_t sdev;
     uint64_t ino, ofs, order = 0, pages;
 
     if (!field_dev(d, &sdev) || !field_u64(d, "ino", 16, &ino) ||
-        !field_u64(d, "ofs", 10, &ofs) ||
-        (field(d, "order") && !field_u64(d, "order", 10, &order)) ||
-        order > ZC__CAP_MAX_ORDER || ofs % ZC__CAP_PAGE)
+        !field_u64(d, "ofs", 10, &ofs) || ofs % ZC__CAP_PAGE)
         return zc__cap_bad(c, what);
+    if (ov) {
+        const char *v = ov;
+        int digits = (int)strspn(ov, "0123456789");
+        bool number = zc__cap_take_u64(&v, 10, "", &order);
+        /* digits past 2^64 are an order too large, and said so */
+        if (!number && (!digits || (ov[digits] && ov[digits] != ' ' &&
+                                    ov[digits] != '\t')))
+            return zc__cap_bad(c, what);
+        if (!number || order > ZC__CAP_MAX_ORDER)
+            return bad_at(c,
+                          "order %.*s%s too large: a folio is at most order "
+                          "%d (x86-64's MAX_PAGE_ORDER, %d pages)",
+                          digits > 40 ? 40 : digits, ov,
+                          digits > 40 ? "..." : "", ZC__CAP_MAX_ORDER,
+                          1 << ZC__CAP_MAX_ORDER);
+    }
     pages = 1ull << order;
     if (ofs > UINT64_MAX - (pages * ZC__CAP_PAGE - 1))
         return zc__cap_bad(c, "a filemap add/delete event whose folio runs "
                               "past 2^64 bytes");
+    if (c->scanning) /* a bdevfs page's inode is its device */
+        return sdev != c->o.bdevfs ? seen_dev(c, sdev)
+               : ino <= UINT32_MAX ? seen_dev(c, (uint32_t)ino)
+                                   : 0;
     return zc__cap_folio(c, add, sdev, ino, ofs / ZC__CAP_PAGE, pages, comm,
                          pid);
 }
@@ -174,9 +315,16 @@ static int bio(struct zc__cap *c, const char *d, unsigned cpu, uint32_t pid,
     if (*p++ != '+')
         return zc__cap_bad(c, what);
     p += strspn(p, " ");
-    if (!zc__cap_take_u64(&p, 10, "", &count) || count > UINT32_MAX ||
+    if (!zc__cap_take_u64(&p, 10, "", &count) ||
         sector > (UINT64_MAX >> 9) - count)
         return zc__cap_bad(c, what);
+    if (count > UINT32_MAX >> 9)
+        return bad_at(c,
+                      "a bio of %" PRIu64 " sectors: more than 4 GiB (a "
+                      "bio's size is 32 bits of bytes)",
+                      count);
+    if (c->scanning)
+        return seen_dev(c, dev);
     if (!zc__cap_our_dev(c, dev)) {
         c->n.other++;
         return 0;
@@ -235,6 +383,14 @@ static int on_access(struct zc__cap *c, enum zc__cap_access_kind kind,
         last = b / ZC__CAP_PAGE;
         end = (last + 1) * ZC__CAP_PAGE;
     }
+    if (last - first >= ZCA_COUNT_MAX) /* before any page is walked */
+        return bad_at(c,
+                      "%s of %" PRIu64 " pages: more than the %u pages (4 "
+                      "GiB) one event may touch",
+                      kind == ZC__CAP_WRITE ? "a write" : "an access",
+                      last - first + 1, (unsigned)ZCA_COUNT_MAX);
+    if (c->scanning)
+        return seen_dev(c, dev);
     if (!zc__cap_our_dev(c, dev)) {
         c->n.other++;
         return 0;
@@ -259,6 +415,8 @@ static int event(struct zc__cap *c, const char *name, const char *d,
 
     if (!strcmp(name, "block_bio_queue"))
         return bio(c, d, cpu, pid, rel);
+    if (c->scanning && strstr(name, "_reclaim_")) /* no device */
+        return 0;
     if (!strcmp(name, "mm_filemap_add_to_page_cache"))
         return filemap(c, true, d, task, pid);
     if (!strcmp(name, "mm_filemap_delete_from_page_cache"))
@@ -326,24 +484,37 @@ static const char *timestamp(const char **p, uint64_t *t_ns)
     return NULL;
 }
 
-/* The time of an event of CPU cpu, checked against the first event's and
- * the CPU's previous one: 0 and *rel, ns since the first event. */
+/* The time of an event of CPU cpu, checked against the CPU's previous
+ * one and the newest one (the essay's rule): 0 and *rel, ns since the
+ * first event. */
 static int event_time(struct zc__cap *c, unsigned cpu, uint64_t t_ns,
                       uint64_t *rel)
 {
     if (!c->have_t0) {
-        c->t0_ns = t_ns;
+        c->t0_ns = c->newest_ns = t_ns;
+        c->newest_line = c->lineno;
         c->have_t0 = true;
     }
-    if (t_ns < c->t0_ns)
-        return zc__cap_bad(c, "an event older than the first one (clocks of "
-                              "the CPUs disagree: record with trace_clock "
-                              "mono)");
     if (t_ns < c->cpu_last[cpu])
         return zc__cap_bad(c, "time goes backwards: an event older than its "
                               "CPU's previous one");
     c->cpu_last[cpu] = t_ns;
-    *rel = t_ns - c->t0_ns;
+    if (t_ns >= c->newest_ns) {
+        c->newest_ns = t_ns;
+        c->newest_line = c->lineno;
+    } else if (c->newest_ns - t_ns > ZC_TRACEFS_REORDER_MAX_NS) {
+        uint64_t by = c->newest_ns - t_ns;
+        return bad_at(c,
+                      "an event %" PRIu64 ".%09" PRIu64 " s older than line "
+                      "%" PRIu64 "'s, of another CPU: more than the %u us "
+                      "two CPUs may disagree by (record with trace_clock "
+                      "mono)",
+                      by / 1000000000u, by % 1000000000u, c->newest_line,
+                      ZC_TRACEFS_REORDER_MAX_NS / 1000u);
+    } else {
+        c->n.reordered++;
+    }
+    *rel = c->newest_ns - c->t0_ns;
     return 0;
 }
 
