@@ -33,6 +33,8 @@
 #ifndef ZCACHE_SIM_H
 #define ZCACHE_SIM_H
 
+#include <stdio.h>
+
 #include "zcache.h"
 
 #ifdef __cplusplus
@@ -203,15 +205,19 @@ ZC_API int zc_access_write_size(zc_access_writer *w, uint64_t time_ns,
 /** The last error's message, or "". */
 ZC_API const char *zc_access_writer_error(const zc_access_writer *w);
 
-/** Finish (an end record that makes the stream complete), close, free.
- *  Returns 0 or the first error of the writer's life.  NULL is fine. */
+/** Finish (an end record that makes the stream complete), close, free;
+ *  the file is written under a temporary name and renamed into place here
+ *  (zc_output_commit()), so that no reader sees a part of it.  Returns 0
+ *  or the first error of the writer's life (then the old file, if any,
+ *  stays).  NULL is fine. */
 ZC_API int zc_access_writer_close(zc_access_writer *w, char *err,
                                   size_t errlen);
 
 /** Close and free w without finishing the stream, after a failure part
- *  way: no end record, so a reader (of a FIFO, of standard output) sees it
- *  incomplete, never a cut stream passed off as whole; what was buffered
- *  is flushed.  The file stays (its owner decides).  NULL is fine. */
+ *  way: the temporary file is removed (a file of that name stays as it
+ *  was); a stream written in place (standard output, a FIFO) ends with no
+ *  end record, so that its reader sees it incomplete, never a cut stream
+ *  passed off as whole.  NULL is fine. */
 ZC_API void zc_access_writer_abandon(zc_access_writer *w);
 
 /* ------------------------------------------------------------------------
@@ -261,13 +267,15 @@ ZC_API uint64_t zc_pack_writer_id(const zc_pack_writer *w);
 
 ZC_API const char *zc_pack_writer_error(const zc_pack_writer *w);
 
-/** Write the blocks still open and the index, close, free.  Returns 0 or
- *  the first error (then the file is removed).  NULL is fine. */
+/** Write the blocks still open and the index, close, free, and rename the
+ *  pack into place (zc_output_commit()).  Returns 0 or the first error
+ *  (then the pack's temporary file is removed, and an old file of that
+ *  name stays).  NULL is fine. */
 ZC_API int zc_pack_writer_close(zc_pack_writer *w, char *err, size_t errlen);
 
 /** Close and free w without finishing the pack, after a failure part way:
- *  no open block and no index are written, so the file is no pack; it
- *  stays, for its owner to remove or not.  NULL is fine. */
+ *  its temporary file is removed (a pack written in place, to a FIFO,
+ *  ends with no index: no pack).  NULL is fine. */
 ZC_API void zc_pack_writer_abandon(zc_pack_writer *w);
 
 /** Open a pack.  Returns 0; -ZC_EIO; -ZC_EFORMAT (not a pack, bad
@@ -480,14 +488,17 @@ ZC_API int zc_ops_write(zc_ops_writer *w, const zc_op *op);
 /** The last error's message, or "". */
 ZC_API const char *zc_ops_writer_error(const zc_ops_writer *w);
 
-/** Finish the stream (an end record that makes it complete), close and
- *  free.  Returns 0, or the first error of the writer's life (a stream
- *  whose writer failed must be treated as incomplete).  NULL is fine. */
+/** Finish the stream (an end record that makes it complete), close,
+ *  free, and rename it into place (zc_output_commit()).  Returns 0, or the
+ *  first error of the writer's life (then the temporary file is removed;
+ *  a stream written in place must be treated as incomplete).  NULL is
+ *  fine. */
 ZC_API int zc_ops_writer_close(zc_ops_writer *w, char *err, size_t errlen);
 
 /** Close and free w without finishing the stream, after a failure part
- *  way (as zc_access_writer_abandon()): no end record, so a reader sees it
- *  incomplete.  The file stays.  NULL is fine. */
+ *  way (as zc_access_writer_abandon()): the temporary file is removed; a
+ *  stream written in place ends with no end record, so that a reader sees
+ *  it incomplete.  NULL is fine. */
 ZC_API void zc_ops_writer_abandon(zc_ops_writer *w);
 
 /* ---- reading ---- */
@@ -941,10 +952,14 @@ ZC_API void zc_mrc_destroy(zc_mrc *m);
  * cannot be written, is -ZC_EIO ("FILE: why", or the writer's message and
  * code); bad options -ZC_EINVAL (read_ahead_kb above
  * ZC_READ_AHEAD_KB_MAX; no dev and a capture that is not a regular file);
- * -ZC_ENOMEM.  A failed conversion leaves none of its outputs behind: it
- * removes those it opened that were regular files and still are (never a
- * device, a FIFO, standard output, or a symlink or its target).  Nothing
- * prints or exits.
+ * -ZC_ENOMEM.  A failed conversion leaves none of its outputs behind:
+ * each is written under a temporary name (zc_output_open()) and renamed
+ * into place when the input has been read whole, one after another; a
+ * failure removes the temporary files, and those already renamed if they
+ * are still the regular files it put there (never a symlink or its
+ * target).  Files of those names that were there before stay as they
+ * were until then; a device, a FIFO or standard output gets what was
+ * written.  Nothing prints or exits.
  */
 
 /** The most an event may be older than an earlier one of another CPU:
@@ -1459,6 +1474,60 @@ ZC_API int zc_cache_open(const char *spec, size_t page_size, size_t capacity,
  *  valid JSON.  Returns the length of the whole quoted string (as
  *  snprintf(): out holds it when that is below n).  NULL reads as "". */
 ZC_API size_t zc_json_quote(const char *s, char *out, size_t n);
+
+/* ------------------------------------------------------------------------
+ * Output files: whole or not at all
+ * ------------------------------------------------------------------------ */
+
+/**
+ * An output file that no reader ever sees in part.  A regular file (or a
+ * new one) is written under a temporary name beside it
+ * (".NAME.zc-PID-N", with the mode of the file it replaces) and renamed
+ * over it by zc_output_commit(); until then NAME stays as it was, and
+ * zc_output_abandon() removes the temporary file.  A symlink to a regular
+ * file is followed (its target is replaced).  Written in place, as fopen
+ * "w" would: "-" (standard output), a FIFO, a device, a dangling symlink,
+ * and a file whose directory forbids a new file (zc_output_atomic()
+ * says false).  Every writer of the library (access streams, op streams,
+ * packs, sweep results, a conversion's outputs) writes through this.
+ */
+typedef struct zc_output zc_output;
+
+/** Open path for writing.  Returns 0; -ZC_EINVAL (no path); -ZC_EIO (a
+ *  directory, a path that cannot be created); -ZC_ENOMEM; with a one-line
+ *  message naming path in err. */
+ZC_API int zc_output_open(const char *path, zc_output **out, char *err,
+                          size_t errlen);
+
+/** The stream to write (stdout for "-"). */
+ZC_API FILE *zc_output_stream(const zc_output *o);
+
+/** The path as given to zc_output_open(). */
+ZC_API const char *zc_output_path(const zc_output *o);
+
+/** Whether o is written under a temporary name (false: in place). */
+ZC_API bool zc_output_atomic(const zc_output *o);
+
+/** The file being written now: the temporary file, or the path as given
+ *  when written in place (a writer that reads back what it wrote opens
+ *  this). */
+ZC_API const char *zc_output_file(const zc_output *o);
+
+/** Flush and close o (standard output is flushed, not closed) and rename
+ *  it into place; frees o whatever happens.  Returns 0, or -ZC_EIO (a
+ *  write, flush, close or rename error: the temporary file is removed and
+ *  the old file stays) with a message naming the path in err. */
+ZC_API int zc_output_commit(zc_output *o, char *err, size_t errlen);
+
+/** Close o and remove its temporary file (an output written in place
+ *  stays as it is); frees o.  NULL is fine. */
+ZC_API void zc_output_abandon(zc_output *o);
+
+/** Remove the temporary file of every output of the process not yet
+ *  committed or abandoned.  Async-signal-safe (atomic loads and unlink()
+ *  only): for a handler of SIGINT, SIGTERM and the like, which then
+ *  re-raises the signal; the outputs' objects stay for nobody to use. */
+ZC_API void zc_output_remove_partial(void);
 
 /* ------------------------------------------------------------------------
  * Rates: what share of what, defined once

@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -19,10 +20,30 @@
 static const char *prog = "libzcache";
 static void (*cleanup)(void);
 
+/* A signal that ends the process: the outputs not finished lose their
+ * temporary files (zc_output_remove_partial(): async-signal-safe), then
+ * the signal does what it would have done. */
+static void on_fatal_signal(int sig)
+{
+    zc_output_remove_partial();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 void cli_init(const char *name, void (*undo)(void))
 {
+    static const int fatal[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+                                SIGPIPE, SIGXCPU, SIGXFSZ};
+    struct sigaction sa, old;
+
     prog = name;
     cleanup = undo;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+        if (sigaction(fatal[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(fatal[i], &sa, NULL); /* nohup's SIGHUP stays ignored */
 }
 
 static char last[1024];

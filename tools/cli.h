@@ -15,7 +15,10 @@
 #include <stdint.h>
 
 /** The tool's name for messages, and a function to call before an error
- *  exit (NULL: none). */
+ *  exit (NULL: none).  Also makes SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+ *  SIGPIPE, SIGXCPU and SIGXFSZ remove the temporary files of outputs not
+ *  yet finished before they end the process (those the process ignores
+ *  stay ignored), so that a killed tool leaves every output as it was. */
 void cli_init(const char *prog, void (*cleanup)(void));
 
 /** The message of the error being reported (for a cleanup that records

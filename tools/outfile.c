@@ -1,6 +1,7 @@
 /*
- * outfile.c - output files that are removed on failure only when they
- * are the regular files the tool opened (see outfile.h).
+ * outfile.c - output files written whole or not at all (zc_output_*()),
+ * removed after a later failure only when they are still the regular
+ * files the tool put in place (see outfile.h).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -16,22 +17,13 @@
 #include "cli.h"
 #include "zcache_sim.h"
 
-static void remember(outfile *of, const struct stat *st)
-{
-    of->removable = S_ISREG(st->st_mode);
-    of->dev = st->st_dev;
-    of->ino = st->st_ino;
-}
-
 FILE *outfile_open(outfile *of, const char *path)
 {
-    struct stat st;
-
     memset(of, 0, sizeof(*of));
     of->path = path;
-    of->f = fopen(path, "w");
-    if (of->f && fstat(fileno(of->f), &st) == 0)
-        remember(of, &st);
+    if (zc_output_open(path, &of->o, NULL, 0))
+        return NULL; /* errno says why */
+    of->f = zc_output_stream(of->o);
     return of->f;
 }
 
@@ -39,31 +31,34 @@ void outfile_claim(outfile *of, const char *path)
 {
     struct stat st;
 
-    memset(of, 0, sizeof(*of));
     of->path = path;
-    if (stat(path, &st) == 0)
-        remember(of, &st);
+    of->removable = lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+    of->dev = st.st_dev;
+    of->ino = st.st_ino;
 }
 
 int outfile_close(outfile *of)
 {
-    int bad;
+    int rc;
 
-    if (!of->f)
+    if (!of->o)
         return 0;
-    bad = fflush(of->f) != 0;
-    bad |= ferror(of->f) != 0;
-    bad |= fclose(of->f) != 0;
+    rc = zc_output_commit(of->o, NULL, 0);
+    of->o = NULL;
     of->f = NULL;
-    return bad ? -1 : 0;
+    if (rc)
+        return -1;
+    /* in place now: a later failure removes it if it is still this file */
+    outfile_claim(of, of->path);
+    return 0;
 }
 
 void outfile_discard(outfile *of)
 {
     struct stat st;
 
-    if (of->f)
-        fclose(of->f);
+    zc_output_abandon(of->o); /* not finished: the old file stays */
+    of->o = NULL;
     of->f = NULL;
     if (of->removable && lstat(of->path, &st) == 0 && S_ISREG(st.st_mode) &&
         st.st_dev == of->dev && st.st_ino == of->ino)

@@ -2,13 +2,17 @@
  * outfile.h - the output files of zcache-replay and zcache-sweep, and
  * the one rule for removing them when a run fails.
  *
- * A tool that fails part way removes what it wrote, so that no partial
- * file passes for a whole one.  But the path it was given may name
- * something that is not its to remove: a device (/dev/null, /dev/full),
- * a FIFO, or a symlink to somewhere else (/proc/self/fd/1).  Removing
- * one of those as root destroys a system file.  The rule, held here and
- * nowhere else: an output is removed only if, when opened, it was a
- * regular file, and at removal the path itself (lstat: not a symlink's
+ * Every output is written under a temporary name beside it and renamed
+ * into place when it is closed (zc_output_open(), zcache_sim.h), so that
+ * no reader ever sees a part of it, even after a kill: until then the
+ * file of that name stays as it was, and a failure (or a signal: cli.h)
+ * removes the temporary file.  A run that fails after an output was put
+ * in place removes that output, but the path it was given may name
+ * something that is not its to remove: a device (/dev/null, /dev/full), a
+ * FIFO, or a symlink to somewhere else (/proc/self/fd/1).  Removing one
+ * of those as root destroys a system file.  The rule, held here and
+ * nowhere else: an output is removed only if, when put in place, it was
+ * a regular file, and at removal the path itself (lstat: not a symlink's
  * target) is still that same regular file (device and inode).
  *
  * Standard output is checked the same way at the end of a run: its
@@ -24,31 +28,37 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-/** One output file: its path, its stream while open (NULL when a library
- *  writer opened it), and whether it may be removed (a regular file, and
- *  which one).  Zero-initialised: nothing opened. */
+#include "zcache_sim.h"
+
+/** One output file: its path, its stream while open, and, once in
+ *  place, whether it may be removed (a regular file, and which one).
+ *  Zero-initialised: nothing opened. */
 typedef struct outfile {
     const char *path;
     FILE *f;
-    bool removable; /* a regular file when opened: dev, ino say which */
+    zc_output *o;   /* while open */
+    bool removable; /* in place as a regular file: dev, ino say which */
     dev_t dev;
     ino_t ino;
 } outfile;
 
-/** Open path for writing (truncated or created, as fopen "w").  Returns
- *  the stream, or NULL with errno set. */
+/** Open path for writing (under a temporary name: zc_output_open()).
+ *  Returns the stream, or NULL with errno set. */
 FILE *outfile_open(outfile *of, const char *path);
 
-/** Remember path, opened by someone else (a library writer), as of's
- *  output: a regular file is removable. */
-void outfile_claim(outfile *of, const char *path);
-
-/** Close of's stream: 0, or -1 if anything written was lost (a write,
- *  flush or close error).  The file stays. */
+/** Finish of's stream and put it in place: 0, or -1 if anything written
+ *  was lost (a write, flush, close or rename error; then the temporary
+ *  file is removed and the old file stays). */
 int outfile_close(outfile *of);
 
-/** After a failure: close of's stream (if open) and remove the file if it
- *  is still the regular file opened; a device, FIFO or symlink stays. */
+/** Remember path, which a library writer has just put in place (its
+ *  close succeeded), as of's output: a later failure removes it if it is
+ *  still that regular file. */
+void outfile_claim(outfile *of, const char *path);
+
+/** After a failure: abandon of's stream (if open: its temporary file
+ *  goes) and remove the file put in place if it is still that regular
+ *  file; a device, FIFO or symlink stays. */
 void outfile_discard(outfile *of);
 
 /** End of a run: flush and close standard output.  Returns 0, or 1 after

@@ -408,9 +408,10 @@ static zc_cache *open_zcache(const struct opts *o, struct result *res,
  * fails. */
 static outfile save_out;
 
-/* After a failure: the stream saved so far is not complete (no end record:
- * it fails to read, wherever it went); the file removed if it is a
- * regular file (outfile.h). */
+/* After a failure: the stream saved so far goes (its temporary file; one
+ * written to a FIFO or standard output has no end record, so that it fails
+ * to read); one already in place is removed if it is still that regular
+ * file (outfile.h). */
 static void abandon_ops(zc_ops_writer *w)
 {
     zc_ops_writer_abandon(w);
@@ -517,7 +518,6 @@ static int run(struct opts *o, struct result *res)
             status = 1;
             goto close;
         }
-        outfile_claim(&save_out, o->save_ops);
     }
     ro.page_cache_pages = o->pc_pages;
     ro.page_cache_kernel = o->follow_kernel;
@@ -550,8 +550,9 @@ static int run(struct opts *o, struct result *res)
     res->secs = cli_now() - pg.t0;
     if (w && zc_ops_writer_close(w, err, sizeof(err))) {
         fprintf(stderr, NAME ": --save-ops: %s\n", err);
-        outfile_discard(&save_out);
         status = 1;
+    } else if (w) {
+        outfile_claim(&save_out, o->save_ops);
     }
     zc_session_stats(s, &res->rs);
     res->have_zs = zc != NULL;

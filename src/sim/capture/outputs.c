@@ -16,15 +16,17 @@
  *                pack and the pack's identity, memory_limit, read_ahead_kb
  *   inodes       "ex <INO>" lines, ascending
  *
- * Removal: a failed conversion removes the outputs it opened for writing
- * (so created, or truncated: their old contents are gone either way) that
- * were regular files, by their identity as fstat saw it after the open,
- * and only if lstat at removal shows that very file: never a device node,
- * a FIFO, standard output, or a symlink (lstat shows the link, and its
- * target stays).  The library's writers open their files themselves, so
- * claim() opens each such path first to learn its identity.  The streams
- * still open are abandoned, not finished: no end record is written, so a
- * stream read from a FIFO or standard output stays incomplete.
+ * Removal: every output is written under a temporary name
+ * (zc_output_open()) and renamed into place when it is finished, so a
+ * failed or killed conversion leaves the files of those names as they
+ * were.  The outputs are finished one after another; when a later one
+ * fails, those already in place are removed, by their identity as lstat
+ * saw it after the rename, and only if lstat at removal shows that very
+ * regular file: never a device node, a FIFO, standard output, or a
+ * symlink (lstat shows the link, and its target stays).  The streams
+ * still open are abandoned, not finished: their temporary files go, and
+ * a stream written to a FIFO or standard output gets no end record, so
+ * that its reader sees it incomplete.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -46,36 +48,17 @@
 /* ---- what a failure may remove ---------------------------------------------
  */
 
-/* fd: path, just opened for writing.  Remember it if it is a regular
- * file. */
-static void own_fd(struct zc__cap *c, const char *path, int fd)
+/* path: an output just renamed into place.  Remember it if it is a
+ * regular file (not a symlink: its target stays). */
+static void own(struct zc__cap *c, const char *path)
 {
     struct stat st;
 
-    if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+    if (!path || !strcmp(path, "-") || lstat(path, &st) ||
+        !S_ISREG(st.st_mode) ||
         c->nowned == sizeof(c->owned) / sizeof(c->owned[0]))
         return;
     c->owned[c->nowned++] = (struct zc__cap_owned){path, st.st_dev, st.st_ino};
-}
-
-/* Open path for writing (creating it) and remember it as own_fd() does,
- * before a library writer opens it again.  Only a regular file or a new
- * one: opening and closing a FIFO would end its reader's input.  (The
- * fstat decides; O_NONBLOCK keeps a FIFO made meanwhile from hanging.) */
-static void claim(struct zc__cap *c, const char *path)
-{
-    struct stat st;
-    int fd;
-
-    if (!path || !strcmp(path, "-") ||
-        (!stat(path, &st) && !S_ISREG(st.st_mode)))
-        return;
-    fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
-              0666);
-    if (fd >= 0) {
-        own_fd(c, path, fd);
-        close(fd);
-    }
 }
 
 static void remove_outputs(struct zc__cap *c)
@@ -93,7 +76,8 @@ static void remove_outputs(struct zc__cap *c)
  */
 
 struct zc__cap_text {
-    FILE *f;
+    FILE *f;      /* zc_output_stream(o) */
+    zc_output *o; /* written whole or not at all */
     ZSTD_CCtx *z;
     const char *path;
     char buf[1 << 16];
@@ -165,16 +149,16 @@ static int text_printf(struct zc__cap *c, struct zc__cap_text *w,
 static int text_open(struct zc__cap *c, const char *path)
 {
     struct zc__cap_text *w = calloc(1, sizeof(*w));
+    char err[512];
+    int rc;
 
     if (!w)
         return zc__cap_nomem(c);
     c->bp = w;
     w->path = path;
-    w->f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-    if (!w->f)
-        return zc__cap_fail(c, -ZC_EIO, "%s: %s", path, strerror(errno));
-    if (w->f != stdout)
-        own_fd(c, path, fileno(w->f));
+    if ((rc = zc_output_open(path, &w->o, err, sizeof(err))))
+        return zc__cap_fail(c, rc, "%s", err);
+    w->f = zc_output_stream(w->o);
     if (ends_with(path, ".zst") &&
         (!(w->z = ZSTD_createCCtx()) ||
          ZSTD_isError(
@@ -197,8 +181,15 @@ static int text_close(struct zc__cap *c, bool finish)
         rc = text_zstd(c, w, &in, ZSTD_e_end);
     }
     ZSTD_freeCCtx(w->z);
-    if (w->f && (w->f == stdout ? fflush(w->f) : fclose(w->f)) && finish && !rc)
-        rc = zc__cap_fail(c, -ZC_EIO, "%s: write error", w->path);
+    if (finish && !rc && w->o) {
+        char err[512];
+        if ((rc = zc_output_commit(w->o, err, sizeof(err))))
+            rc = zc__cap_fail(c, rc, "%s", err);
+        else
+            own(c, w->path);
+    } else {
+        zc_output_abandon(w->o);
+    }
     free(w);
     return rc;
 }
@@ -287,9 +278,6 @@ int zc__cap_open_outputs(struct zc__cap *c)
                            "sequence numbers count per CPU.\n",
                            base_name(c->o.input)))))
         return rc;
-    claim(c, c->o.pack);
-    claim(c, c->o.kernel_ops);
-    claim(c, c->o.access);
     if (c->o.pack && (rc = zc_pack_writer_open(c->o.pack, ZC__CAP_PAGE, 0,
                                                &c->pw, err, sizeof(err))))
         return zc__cap_fail(c, rc, "%s", err);
@@ -340,22 +328,24 @@ int zc__cap_write_access(struct zc__cap *c, const zc_request *req)
 
 static int write_inodes(struct zc__cap *c)
 {
-    FILE *f = fopen(c->o.inodes, "w");
+    zc_output *o;
     uint64_t *list = NULL;
     size_t len = 0;
+    char err[512];
+    int rc;
 
-    if (!f)
-        return zc__cap_fail(c, -ZC_EIO, "%s: %s", c->o.inodes, strerror(errno));
-    own_fd(c, c->o.inodes, fileno(f));
+    if ((rc = zc_output_open(c->o.inodes, &o, err, sizeof(err))))
+        return zc__cap_fail(c, rc, "%s", err);
     if (zc__cap_named_inodes(c, &list, &len)) {
-        fclose(f);
+        zc_output_abandon(o);
         return zc__cap_fail(c, -ZC_ENOMEM, "%s: out of memory", c->o.inodes);
     }
     for (size_t i = 0; i < len; i++)
-        fprintf(f, "ex <%" PRIu64 ">\n", list[i]);
+        fprintf(zc_output_stream(o), "ex <%" PRIu64 ">\n", list[i]);
     free(list);
-    if (fclose(f))
-        return zc__cap_fail(c, -ZC_EIO, "%s: write error", c->o.inodes);
+    if ((rc = zc_output_commit(o, err, sizeof(err))))
+        return zc__cap_fail(c, rc, "%s", err);
+    own(c, c->o.inodes);
     return 0;
 }
 
@@ -367,10 +357,14 @@ int zc__cap_close_outputs(struct zc__cap *c)
     if (c->bp && (rc = text_close(c, true)))
         return rc;
     rc = zc_ops_writer_close(c->ops, err, sizeof(err));
+    if (c->ops && !rc)
+        own(c, c->o.kernel_ops);
     c->ops = NULL;
     if (rc)
         return zc__cap_fail(c, rc, "%s", err);
     rc = zc_access_writer_close(c->aw, err, sizeof(err));
+    if (c->aw && !rc)
+        own(c, c->o.access);
     c->aw = NULL;
     if (rc)
         return zc__cap_fail(c, rc, "%s", err);
@@ -378,6 +372,8 @@ int zc__cap_close_outputs(struct zc__cap *c)
                                        puts' contents */
         return rc;
     rc = zc_pack_writer_close(c->pw, err, sizeof(err));
+    if (c->pw && !rc)
+        own(c, c->o.pack);
     c->pw = NULL;
     if (rc)
         return zc__cap_fail(c, rc, "%s", err);

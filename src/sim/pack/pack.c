@@ -316,7 +316,8 @@ struct keyslot {
 
 struct zc_pack_writer {
     struct store s; /* blocks written so far, and the cache */
-    FILE *f;
+    FILE *f;      /* zc_output_stream(o) */
+    zc_output *o; /* written whole or not at all */
     int level;
     int rc;
     uint64_t off;       /* file offset of the next block */
@@ -592,12 +593,13 @@ int zc_pack_writer_open(const char *path, size_t page_size, int level,
         rc = wfail(w, -ZC_EINVAL, "zstd refuses level %d", w->level);
         goto fail;
     }
-    if (!(w->f = fopen(path, "wb"))) {
-        rc = wfail(w, -ZC_EIO, "cannot create: %s", strerror(errno));
+    if ((rc = zc_output_open(path, &w->o, w->s.err, sizeof(w->s.err)))) {
+        w->rc = rc;
         goto fail;
     }
+    w->f = zc_output_stream(w->o);
     /* Duplicates are checked against blocks read back from the file. */
-    if ((w->s.fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+    if ((w->s.fd = open(zc_output_file(w->o), O_RDONLY | O_CLOEXEC)) < 0) {
         rc = wfail(w, -ZC_EIO, "cannot open to read back: %s", strerror(errno));
         goto fail;
     }
@@ -614,6 +616,8 @@ int zc_pack_writer_open(const char *path, size_t page_size, int level,
 fail:
     if (err && errlen)
         snprintf(err, errlen, "%s", w->s.err);
+    if (!w->rc)
+        w->rc = rc; /* close writes nothing, abandons the file */
     zc_pack_writer_close(w, NULL, 0);
     return rc;
 }
@@ -659,11 +663,8 @@ void zc_pack_writer_abandon(zc_pack_writer *w)
 {
     if (!w)
         return;
-    if (w->f) /* no index: not a pack; the file stays (close removes it) */
-        fclose(w->f);
-    w->f = NULL;
     if (!w->rc)
-        w->rc = -ZC_ECANCELED;
+        w->rc = -ZC_ECANCELED; /* close writes no index, abandons the file */
     zc_pack_writer_close(w, NULL, 0);
 }
 
@@ -677,15 +678,17 @@ int zc_pack_writer_close(zc_pack_writer *w, char *err, size_t errlen)
         return 0;
     if (w->f && !w->rc && !flush_block(w))
         write_index(w);
-    if (w->f && fclose(w->f) && !w->rc)
-        wfail(w, -ZC_EIO, "write error: %s", strerror(errno));
-    rc = w->rc;
-    if (rc) {
-        if (err && errlen)
-            snprintf(err, errlen, "%s", w->s.err);
-        if (w->f)
-            remove(w->s.path);
+    if (w->o && !w->rc) {
+        if ((rc = zc_output_commit(w->o, w->s.err, sizeof(w->s.err))))
+            w->rc = rc;
+    } else {
+        zc_output_abandon(w->o); /* the old file stays */
     }
+    w->o = NULL;
+    w->f = NULL;
+    rc = w->rc;
+    if (rc && err && errlen)
+        snprintf(err, errlen, "%s", w->s.err);
     store_free(&w->s);
     ZSTD_freeCCtx(w->cctx);
     free(w->open);

@@ -250,46 +250,33 @@ int zc__read_all(const char *path, char **out, size_t *len, const char **why)
 
 int zc__write_atomic(const char *path, const struct zc__text *t)
 {
-    size_t plen = strlen(path) + 128, done = 0;
-    char *tmp = malloc(plen), host[64] = "";
-    int fd = -1, e;
+    zc_output *o;
+    FILE *f;
+    int e = 0;
 
-    if (!tmp || t->oom) {
-        free(tmp);
+    if (t->oom) {
         errno = ENOMEM;
         return -1;
     }
-    /* nodes that share the file system may share pids, not host names */
-    gethostname(host, sizeof(host) - 1);
-    snprintf(tmp, plen, "%s.tmp.%.63s.%ld", path, host, (long)getpid());
-    if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0) {
-        e = errno;
-        free(tmp);
+    /* A temporary file beside path, made with O_EXCL (nodes that share
+     * the file system never write the same one), renamed over it. */
+    if (zc_output_open(path, &o, NULL, 0)) {
+        errno = errno ? errno : EIO;
+        return -1;
+    }
+    f = zc_output_stream(o);
+    if (fwrite(t->s, 1, t->len, f) != t->len || fflush(f) ||
+        (zc_output_atomic(o) && fsync(fileno(f))))
+        e = errno ? errno : EIO;
+    if (e) {
+        zc_output_abandon(o);
         errno = e;
         return -1;
     }
-    while (done < t->len) {
-        ssize_t n = write(fd, t->s + done, t->len - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            goto fail;
-        done += (size_t)n;
+    errno = 0;
+    if (zc_output_commit(o, NULL, 0)) {
+        errno = errno ? errno : EIO;
+        return -1;
     }
-    if (fsync(fd))
-        goto fail;
-    e = close(fd);
-    fd = -1;
-    if (e || rename(tmp, path))
-        goto fail;
-    free(tmp);
     return 0;
-fail:
-    e = errno ? errno : EIO;
-    if (fd >= 0)
-        close(fd);
-    unlink(tmp);
-    free(tmp);
-    errno = e;
-    return -1;
 }

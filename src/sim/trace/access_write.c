@@ -48,7 +48,8 @@
 enum { WERR = 512 };
 
 struct zc_access_writer {
-    FILE *f;
+    FILE *f;         /* zc_output_stream(o) */
+    zc_output *o;    /* written whole or not at all */
     char *path;
     bool text;
     size_t page_size;
@@ -273,23 +274,19 @@ int zc_access_writer_open(const char *path, const zc_access_writer_options *opt,
     }
     if (o.meta && (rc = check_meta(w, o.meta)))
         goto fail;
-    if (!strcmp(path, "-")) {
-        w->f = stdout;
-    } else if (!(w->f = fopen(path, "wb"))) {
-        rc = wfail(w, -ZC_EIO, "cannot create: %s", strerror(errno));
+    if ((rc = zc_output_open(path, &w->o, w->err, sizeof(w->err))))
         goto fail;
-    }
+    w->f = zc_output_stream(w->o);
     rc = w->text ? text_header(w, o.meta) : binary_header(w, o.meta);
     if (rc)
-        goto fail_created;
+        goto fail;
     *wp = w;
     return 0;
-fail_created:
-    if (w->f != stdout)
-        remove(path);
 fail:
     if (err && errlen)
         snprintf(err, errlen, "%s", w->err);
+    if (!w->rc)
+        w->rc = rc;
     zc_access_writer_close(w, NULL, 0); /* w->rc is set: writes nothing */
     return rc;
 }
@@ -493,10 +490,14 @@ int zc_access_writer_close(zc_access_writer *w, char *err, size_t errlen)
         return 0;
     if (w->f && !w->rc)
         finish(w);
-    if (w->f && fflush(w->f) && !w->rc)
-        io_fail(w);
-    if (w->f && w->f != stdout && fclose(w->f) && !w->rc)
-        io_fail(w);
+    if (w->o && !w->rc) {
+        if ((rc = zc_output_commit(w->o, w->err, sizeof(w->err))))
+            w->rc = rc;
+    } else {
+        zc_output_abandon(w->o); /* the old file stays */
+    }
+    w->o = NULL;
+    w->f = NULL;
     rc = w->rc;
     if (rc && err && errlen)
         snprintf(err, errlen, "%s", w->err);

@@ -34,7 +34,8 @@
 #include "zct.h"
 
 struct zc_ops_writer {
-    FILE *f;
+    FILE *f;      /* zc_output_stream(o) */
+    zc_output *o; /* written whole or not at all */
     char *path;
     bool text;
     int level;
@@ -486,12 +487,11 @@ int zc_ops_writer_open(const char *path, const zc_ops_writer_options *opt,
     }
     if (o.meta && (rc = check_meta(w, o.meta)))
         goto fail;
-    if (!strcmp(path, "-")) {
-        w->f = stdout;
-    } else if (!(w->f = fopen(path, "wb"))) {
-        rc = wfail(w, -ZC_EIO, "cannot create: %s", strerror(errno));
+    if ((rc = zc_output_open(path, &w->o, w->err, sizeof(w->err)))) {
+        w->rc = rc;
         goto fail;
     }
+    w->f = zc_output_stream(w->o);
     if ((rc = header(w, o.meta)))
         goto fail;
     *wp = w;
@@ -499,9 +499,7 @@ int zc_ops_writer_open(const char *path, const zc_ops_writer_options *opt,
 fail:
     if (err && errlen)
         snprintf(err, errlen, "%s", w->rc ? w->err : zc_strerror(rc));
-    w->rc = rc; /* close writes nothing more */
-    if (w->f && w->f != stdout)
-        remove(path);
+    w->rc = rc; /* close writes nothing more, and abandons the output */
     zc_ops_writer_close(w, NULL, 0);
     return rc;
 }
@@ -589,10 +587,14 @@ int zc_ops_writer_close(zc_ops_writer *w, char *err, size_t errlen)
                 flush_block(w);
         }
     }
-    if (w->f && fflush(w->f) && !w->rc)
-        wfail(w, -ZC_EIO, "write error: %s", strerror(errno));
-    if (w->f && w->f != stdout && fclose(w->f) && !w->rc)
-        wfail(w, -ZC_EIO, "write error: %s", strerror(errno));
+    if (w->o && !w->rc) {
+        if ((rc = zc_output_commit(w->o, w->err, sizeof(w->err))))
+            w->rc = rc;
+    } else {
+        zc_output_abandon(w->o); /* the old file stays */
+    }
+    w->o = NULL;
+    w->f = NULL;
     rc = w->rc;
     if (rc && err && errlen)
         snprintf(err, errlen, "%s", w->err);
