@@ -419,6 +419,57 @@ static void test_pack_block_without_zstd_checksum_is_refused(void **state)
     zc_pack_close(p);
 }
 
+/* ---- item 5: sizes near 2^64 ---------------------------------------------
+ */
+
+static void test_sizes_near_2_64_keep_the_reads(void **state)
+{
+    /* reads of two pages of inodes 0x1f and 0x20, whose sizes are 2^64 - 1
+     * and 2^64 - 4095: ceil(size / 4096) is 2^52, not 0 */
+    static const char sizes[] = "31 18446744073709551615\n"
+                                "32 18446744073709547521\n";
+    zc_tracefs_options o = zc_tracefs_options_default();
+    zc_tracefs_summary s;
+    FILE *f = fopen(zt_tmp_path("big.trace"), "w");
+    zc_trace *t;
+    zc_request q;
+    char err[512];
+
+    (void)state;
+    assert_non_null(f);
+    fprintf(f,
+            "%16s [000] ..... 100.000000: mm_filemap_get_pages: dev=7:0 "
+            "ino=1f ofs=0-8191\n",
+            "cat-7");
+    fprintf(f,
+            "%16s [000] ..... 100.001000: mm_filemap_get_pages: dev=7:0 "
+            "ino=20 ofs=0-8191\n",
+            "cat-7");
+    assert_int_equal(fclose(f), 0);
+    o.input = zt_tmp_path("big.trace");
+    o.dev = 7u << 20;
+    o.dev_set = true;
+    o.sizes = zt_write_tmp("big.sizes", sizes, strlen(sizes));
+    o.access = zt_tmp_path("big.zca");
+    if (zc_tracefs_convert(&o, &s, err, sizeof(err)))
+        fail_msg("%s", err);
+    assert_int_equal(s.reads, 4);
+    assert_int_equal(s.past_eof, 0);
+    assert_int_equal(s.clipped_pages, 0);
+    assert_int_equal(zc_trace_open(&o.access, 1, NULL, &t, err, sizeof(err)),
+                     0);
+    assert_int_equal(zc_trace_next(t, &q), 1);
+    assert_int_equal(q.ino, 0x1f);
+    assert_int_equal(q.length, 2 * PS);
+    assert_true(q.flags & ZC_REQ_SIZE);
+    assert_true(q.file_size == UINT64_MAX);
+    assert_int_equal(zc_trace_next(t, &q), 1);
+    assert_int_equal(q.ino, 0x20);
+    assert_true(q.file_size == UINT64_MAX - 4094);
+    assert_int_equal(zc_trace_next(t, &q), 0);
+    zc_trace_close(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -427,6 +478,7 @@ int main(void)
         cmocka_unit_test(
             test_no_bit_flip_of_a_small_stream_changes_the_numbers),
         cmocka_unit_test(test_pack_block_without_zstd_checksum_is_refused),
+        cmocka_unit_test(test_sizes_near_2_64_keep_the_reads),
     };
 
     return cmocka_run_group_tests(tests, zt_tmpdir_setup, zt_tmpdir_teardown);
