@@ -470,6 +470,39 @@ static void test_sizes_near_2_64_keep_the_reads(void **state)
     zc_trace_close(t);
 }
 
+/* ---- item 17: the header's pack, missing ---------------------------------
+ */
+
+static void test_missing_header_pack_is_named_as_the_headers(void **state)
+{
+    const char *path = zt_tmp_path("named.zca");
+    zc_session_options so = {0};
+    zc_session *s = NULL;
+    char err[4096];
+
+    (void)state;
+    small_stream(path, "pack=absent.zcp\n");
+    assert_int_not_equal(zc_session_open(&path, 1, NULL, &s, err, sizeof(err)),
+                         0);
+    assert_null(s);
+    assert_null(strchr(err, '\n'));
+    /* the trace, the field, the file and why, and the way out */
+    assert_int_equal(strncmp(err, path, strlen(path)), 0);
+    assert_says(err, "its header's pack=absent.zcp");
+    assert_says(err, "absent.zcp: cannot open");
+    assert_says(err, "another content source");
+    /* which works */
+    so.content = "synth";
+    assert_int_equal(zc_session_open(&path, 1, &so, &s, err, sizeof(err)), 0);
+    zc_session_close(s);
+    /* a caller's source that fails is the caller's, not the header's */
+    so.content = "pack:elsewhere.zcp";
+    assert_int_not_equal(zc_session_open(&path, 1, &so, &s, err, sizeof(err)),
+                         0);
+    assert_says(err, "elsewhere.zcp: cannot open");
+    assert_null(strstr(err, "header"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -479,6 +512,7 @@ int main(void)
             test_no_bit_flip_of_a_small_stream_changes_the_numbers),
         cmocka_unit_test(test_pack_block_without_zstd_checksum_is_refused),
         cmocka_unit_test(test_sizes_near_2_64_keep_the_reads),
+        cmocka_unit_test(test_missing_header_pack_is_named_as_the_headers),
     };
 
     return cmocka_run_group_tests(tests, zt_tmpdir_setup, zt_tmpdir_teardown);
