@@ -443,10 +443,17 @@ unsigned char *zt_zstd(const void *data, size_t len, size_t *zlen)
 {
     size_t cap = ZSTD_compressBound(len);
     unsigned char *z = malloc(cap);
+    ZSTD_CCtx *cc = ZSTD_createCCtx();
 
     assert_non_null(z);
-    *zlen = ZSTD_compress(z, cap, data, len, 3);
+    assert_non_null(cc);
+    /* with the content checksum, as zstd(1) and the writers make frames
+     * (an access stream's reader refuses a frame without one) */
+    assert_false(
+        ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1)));
+    *zlen = ZSTD_compress2(cc, z, cap, data, len);
     assert_false(ZSTD_isError(*zlen));
+    ZSTD_freeCCtx(cc);
     return z;
 }
 

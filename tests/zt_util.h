@@ -143,7 +143,8 @@ const char *zt_write_tmp(const char *name, const void *data, size_t len);
 /* A file's bytes (malloc'd, with room for one more byte), asserting it
  * reads; *len its length. */
 unsigned char *zt_read_file(const char *path, size_t *len);
-/* data compressed as one zstd frame (malloc'd), *zlen its length. */
+/* data compressed as one zstd frame with its content checksum, at level 3
+ * (malloc'd), *zlen its length. */
 unsigned char *zt_zstd(const void *data, size_t len, size_t *zlen);
 
 /* ---- hand-made binary files */

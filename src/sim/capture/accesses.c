@@ -128,7 +128,7 @@ int zc__cap_access(struct zc__cap *c, enum zc__cap_access_kind kind,
         if (end > e->size)
             e->size = end;
     } else if (c->o.sizes) {
-        uint64_t limit = (e->size + ZC__CAP_PAGE - 1) / ZC__CAP_PAGE;
+        uint64_t limit = zc__pages_spanned(e->size, ZC__CAP_PAGE);
         if (first >= limit) {
             c->n.past_eof++;
             c->n.clipped_pages += last - first + 1;

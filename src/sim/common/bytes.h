@@ -58,6 +58,23 @@ static inline bool zc__pack_id_matches(const char *hex, uint64_t id)
     return n == 16 && v == id && id != 0;
 }
 
+/* Whether the zstd data frame at p[n] carries zstd's content checksum:
+ * 1 yes, 0 no, -1 not known (p[n] is not the start of a data frame: a
+ * skippable frame, another magic, or fewer than 5 bytes; zstd judges
+ * those).  The flag is bit 2 of the frame header descriptor, the byte
+ * after the magic (RFC 8878, 3.1.1.1.1), read here rather than through
+ * ZSTD_getFrameHeader(), which libzstd 1.5.4 offers only under
+ * ZSTD_STATIC_LINKING_ONLY (no stable ABI).  The formats whose data only
+ * zstd's checksum guards (an access stream's records, a pack's blocks)
+ * refuse a frame without one: a flipped bit in it would change the
+ * numbers and no error. */
+static inline int zc__zstd_frame_checksummed(const uint8_t *p, size_t n)
+{
+    if (n < 5 || p[0] != 0x28 || p[1] != 0xb5 || p[2] != 0x2f || p[3] != 0xfd)
+        return -1;
+    return (p[4] >> 2) & 1;
+}
+
 /* The page sizes the binary formats take: a power of two in 512..65536. */
 static inline bool zc__page_size_ok(uint64_t ps)
 {

@@ -1,7 +1,8 @@
 /*
  * sim/common/files.h - the files whose pages the models key: (dev, ino) pairs
  * numbered 0, 1, ... in order of first sight, and the hash of a page key;
- * and, on the same numbering, the last recorded size of files.
+ * and, on the same numbering, the last recorded size of files, and the
+ * pages a size spans.
  *
  * A page of the page-cache models (replay.c, mrc.c, adapt.c) is keyed as
  * cleancache keys it: the file system or block device dev, the inode ino
@@ -88,5 +89,16 @@ static inline bool zc__file_size_get(struct zc__file_sizes *s, uint32_t dev,
 
 /* Free the table (s itself is the caller's); s is empty again. */
 void zc__file_sizes_free(struct zc__file_sizes *s);
+
+/* The pages of page_size bytes a file of `bytes` bytes spans,
+ * ceil(bytes / page_size), for every u64 size: the usual (bytes +
+ * page_size - 1) / page_size wraps to 0 from 2^64 - page_size + 1 on,
+ * and a file of 0 pages has every read past its end.  The one rule from a
+ * byte size to a page count (the converter's clipping, the replay's
+ * size_pages, a content file's pages). */
+static inline uint64_t zc__pages_spanned(uint64_t bytes, uint64_t page_size)
+{
+    return bytes / page_size + (bytes % page_size != 0);
+}
 
 #endif

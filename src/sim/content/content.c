@@ -63,6 +63,7 @@
 #include <unistd.h>
 
 #include "common/bytes.h"
+#include "common/files.h"
 #include "zcache_sim.h"
 
 /* ---- hashing and the byte stream ---------------------------------------- */
@@ -622,7 +623,7 @@ static int corpus_open(zc_content *c, const char *file, char *err,
         return -ZC_EIO;
     }
     c->map = m;
-    c->npages = (c->file_size + c->page_size - 1) / c->page_size;
+    c->npages = zc__pages_spanned(c->file_size, c->page_size);
     close(c->fd);
     c->fd = -1;
     return 0;

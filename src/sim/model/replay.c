@@ -506,8 +506,7 @@ int zc_replay_request(zc_replay *r, const zc_request *req)
     q.first = req->offset >> r->page_shift;
     q.last = (req->offset + req->length - 1) >> r->page_shift;
     q.size_pages = (req->flags & ZC_REQ_SIZE)
-                       ? (req->file_size >> r->page_shift) +
-                             ((req->file_size & (r->page_size - 1)) != 0)
+                       ? zc__pages_spanned(req->file_size, r->page_size)
                        : 0;
     for (uint64_t p = q.first;; p++) {
         if (r->adapt) {

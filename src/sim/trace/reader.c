@@ -24,7 +24,10 @@
  * Decompressed bytes that begin with a zstd frame again are refused as
  * "compressed twice" (one layer is undone, never two).  A compressed file ends
  * well only at the end of a frame: a truncated or corrupt frame is -ZC_EFORMAT
- * naming the frame's offset in the compressed file, and a binary array's
+ * naming the frame's offset in the compressed file; so is, in a format whose
+ * data only zstd's content checksum guards (zc__tf_need_zstd_checksums(): the
+ * access stream's binary form), a data frame whose header says it has none
+ * (each frame's header is looked at as the frame begins); and a binary array's
  * entry-size check applies to the decompressed length when the end is
  * reached.  Text formats and block lists
  * read their files one after the other through a single 1 MiB buffer.
@@ -60,6 +63,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include "common/bytes.h"
 #include "reader.h"
 
 static const struct zc__trace_format *const formats[] = {
@@ -237,6 +241,58 @@ static int check_entries(struct zc__tfile *f)
     return 0;
 }
 
+/* The message of a data frame at off without zstd's checksum. */
+static int unchecked_frame(struct zc__tfile *f, uint64_t off)
+{
+    return zc__tf_fail_at(f, off,
+                          "zstd frame without a content checksum (the "
+                          "offset is the frame's in the compressed file), "
+                          "which alone guards %s: compress them with it "
+                          "(zstd's default, not --no-check)",
+                          f->checksums_guard);
+}
+
+int zc__tf_need_zstd_checksums(struct zc__tfile *f, const char *what)
+{
+    f->checksums_guard = what;
+    return f->unchecked_frame ? unchecked_frame(f, f->unchecked_frame - 1) : 0;
+}
+
+/* A frame begins at zin[zin_pos]: note where, and whether its header says
+ * it carries no content checksum (an error if the format relies on one).
+ * The header's descriptor is its fifth byte: if fewer are unread, they
+ * move to zin[0] and more are read behind them. */
+static int frame_begins(struct zc__tfile *f)
+{
+    const size_t need = 5; /* the magic and the descriptor */
+    size_t unread = f->zin_end - f->zin_pos;
+
+    f->frame_off = f->zin_off + f->zin_pos;
+    if (unread < need && !f->zin_eof) {
+        memmove(f->zin, f->zin + f->zin_pos, unread);
+        f->zin_off += f->zin_pos;
+        f->zin_pos = 0;
+        f->zin_end = unread;
+        while (f->zin_end < need && !f->zin_eof) {
+            size_t got;
+            int rc = read_raw(f, f->zin + f->zin_end, f->zin_cap - f->zin_end,
+                              f->zin_off + f->zin_end, &got);
+            if (rc)
+                return rc;
+            f->zin_end += got;
+            f->zin_eof = got == 0;
+        }
+    }
+    if (zc__zstd_frame_checksummed(f->zin + f->zin_pos,
+                                   f->zin_end - f->zin_pos) != 0)
+        return 0;
+    if (f->checksums_guard)
+        return unchecked_frame(f, f->frame_off);
+    if (!f->unchecked_frame)
+        f->unchecked_frame = f->frame_off + 1;
+    return 0;
+}
+
 /* Decompress into the free tail of the buffer until some bytes came out
  * or the last frame ended (eof). */
 static int inflate_more(struct zc__tfile *f)
@@ -245,10 +301,10 @@ static int inflate_more(struct zc__tfile *f)
         ZSTD_outBuffer out = {f->buf + f->end, f->cap - f->end, 0};
         ZSTD_inBuffer in;
         size_t r;
+        int rc;
 
         if (f->zin_pos == f->zin_end && !f->zin_eof) {
             size_t got;
-            int rc;
             f->zin_off += f->zin_end;
             f->zin_pos = f->zin_end = 0;
             rc = read_raw(f, f->zin, f->zin_cap, f->zin_off, &got);
@@ -261,8 +317,8 @@ static int inflate_more(struct zc__tfile *f)
             f->eof = true; /* between frames: a clean end */
             return check_entries(f);
         }
-        if (f->zret == 0)
-            f->frame_off = f->zin_off + f->zin_pos;
+        if (f->zret == 0 && (rc = frame_begins(f)))
+            return rc;
         in = (ZSTD_inBuffer){f->zin, f->zin_end, f->zin_pos};
         r = ZSTD_decompressStream(f->zstd, &out, &in);
         if (ZSTD_isError(r) &&

@@ -18,7 +18,9 @@
  * skippable frame's (5? 2A 4D 18) is read through a decompressor, whatever
  * the format (once: zstd inside zstd is an error): buf then holds decompressed
  * bytes, and offsets, lines and the entry-size check are of those; only
- * the decompressor's own errors name an offset in the compressed file.
+ * the decompressor's own errors, and a frame without zstd's content
+ * checksum in a format that relies on it (zc__tf_need_zstd_checksums()),
+ * name an offset in the compressed file.
  *
  * Invariants of a zc__tfile: buf[pos..end) are the unread bytes, buf_off is
  * the (decompressed) offset of buf[0], 0 <= pos <= end <= cap; eof is set
@@ -98,6 +100,10 @@ struct zc__tfile {
     uint64_t zin_off, frame_off;
     size_t zret;
     bool zin_eof;
+    uint64_t unchecked_frame;    /* 1 + the offset of the first data frame
+                                    without zstd's content checksum; 0 none */
+    const char *checksums_guard; /* what zstd's checksum guards, if the
+                                    format relies on it (NULL: it does not) */
 };
 
 /* Make at least want bytes readable at buf + pos if the file has them
@@ -123,6 +129,14 @@ int zc__tf_fail_line(struct zc__tfile *f, const char *fmt, ...)
 /* Set the message "FILE: offset N: what" and return -ZC_EFORMAT. */
 int zc__tf_fail_at(struct zc__tfile *f, uint64_t offset, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The format's data is guarded by zstd's content checksum alone (what
+ * names it, for the message: "an access stream's records"): a compressed
+ * file's data frames must each carry one.  -ZC_EFORMAT "FILE: offset N:"
+ * (N the frame's offset in the compressed file) for a frame decompressed
+ * already, and from now on for each new frame as it begins; else 0.  A
+ * plain file has no frames: the format refuses it itself. */
+int zc__tf_need_zstd_checksums(struct zc__tfile *f, const char *what);
 
 /* The offset of the next unread byte. */
 static inline uint64_t zc__tf_offset(const struct zc__tfile *f)

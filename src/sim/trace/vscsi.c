@@ -3,8 +3,8 @@
  *
  * One request per line, "version,time,op,size,lbn", after an optional
  * header line (a first line, blank and '#' lines aside, of five
- * comma-separated fields whose first is not a number, such as
- * "version,time,op,size,lbn"):
+ * comma-separated fields of printable ASCII whose first is not a number,
+ * such as "version,time,op,size,lbn"):
  *
  *     version  ignored (1 or 2, the binary layout it was converted from)
  *     time     seconds, whole or with a fraction
@@ -75,7 +75,10 @@ static int parse_fields(const char *p, const char *end, struct fields *v,
     return 1;
 }
 
-/* A header: five comma-separated fields, the first not a number. */
+/* A header: five comma-separated fields, the first not a number, in
+ * printable ASCII (so that binary bytes with four commas before their first
+ * line end, such as an access stream whose first byte is damaged, are not an
+ * empty vscsi trace). */
 static bool is_header(const char *p, const char *end)
 {
     unsigned commas = 0;
@@ -83,8 +86,12 @@ static bool is_header(const char *p, const char *end)
     p = zc__skip_space(p, end);
     if (p >= end || zc__is_digit(*p))
         return false;
-    for (; p < end; p++)
-        commas += *p == ',';
+    for (; p < end; p++) {
+        unsigned char c = (unsigned char)*p;
+        if ((c < 0x20 && c != '\t') || c > 0x7e)
+            return false;
+        commas += c == ',';
+    }
     return commas == 4;
 }
 
