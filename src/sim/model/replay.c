@@ -35,8 +35,12 @@
  *
  * Data layout: the (dev, ino) pair of a request is interned once as a
  * 32-bit file number (files.h), and pages are keyed (file, page) in the
- * model and in the version map (pagemap.h): pages never written are
- * version 0 and cost nothing there.
+ * model, in the version map (pagemap.h: pages never written are version 0
+ * and cost nothing there) and in the map of pages read ahead and not yet
+ * requested (pagemap.h: a page leaves it when it is requested or
+ * evicted, so it holds resident pages only and its memory follows the
+ * page cache's capacity, not the trace; the version map is the one table
+ * that grows with the trace, by the pages it writes).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -93,10 +97,9 @@ struct zc_replay {
     uint64_t read_ahead_kb; /* the model's readahead limit */
 
     struct zc__pagemap ver; /* versions of written pages */
-    struct zc__pagemap ahead; /* 1: read ahead and resident, not yet
-                                 requested (the only pages that may be
-                                 missing from the content source) */
-    uint64_t nahead;          /* keys of `ahead` set to 1 */
+    struct zc__pagemap ahead; /* the pages read ahead, resident and not
+                                 yet requested (the only pages that may
+                                 be missing from the content source) */
 
     struct zc__files files; /* file numbers of (dev, ino) */
     uint64_t *pools;        /* stream pool -> its POOL_KEY() */
@@ -346,23 +349,21 @@ static int page_cache_hit(struct zc_replay *r)
 
 /* ---- what the model says ------------------------------------------------ */
 
-/* (file, page) read ahead (mark) or requested or evicted (!mark). */
+/* (file, page) read ahead (mark) or requested or evicted (!mark): a
+ * page leaves the map as soon as it is requested or evicted, so the map
+ * holds resident pages only, at most the page cache's capacity. */
 static int ahead_mark(struct zc_replay *r, uint32_t file, uint64_t page,
                       bool mark)
 {
     uint64_t *v;
 
-    if (!mark && !r->nahead)
-        return 0;
     if (!mark) {
-        if (!zc__pagemap_get(&r->ahead, file, page))
-            return 0;
-        r->nahead--;
+        zc__pagemap_del(&r->ahead, file, page);
+        return 0;
     }
     if (!(v = zc__pagemap_slot(&r->ahead, file, page)))
         return -ZC_ENOMEM;
-    r->nahead += mark && !*v;
-    *v = mark;
+    *v = 1;
     return 0;
 }
 
