@@ -94,6 +94,8 @@ struct zc_replay {
     struct zc__pcm *model;
     struct zc__pcm_io io;
     uint64_t cap;           /* capacity, in pages */
+    uint64_t cap_max;       /* 0, or the largest capacity to come (an
+                               adaptive run's memory) */
     uint64_t read_ahead_kb; /* the model's readahead limit */
 
     struct zc__pagemap ver; /* versions of written pages */
@@ -410,7 +412,8 @@ static int on_evict(void *ctx, uint32_t file, uint64_t page, bool active)
  * old one (which holds no page: before the first request). */
 static int new_model(struct zc_replay *r, const struct zc__pcm_ops *ops)
 {
-    struct zc__pcm_params p = {r->cap, r->read_ahead_kb, r->page_size};
+    struct zc__pcm_params p = {r->cap, r->read_ahead_kb, r->page_size,
+                               r->cap_max};
     struct zc__pcm *m;
     int rc = ops->create(&p, &m);
 
@@ -533,6 +536,13 @@ int zc_replay_adapt(zc_replay *r, const zc_adapt_options *opt)
         !opt->memory_bytes ||
         opt->memory_bytes / r->page_size > ZC_REPLAY_PAGES_MAX)
         return -ZC_EINVAL;
+    /* The page cache will never hold more than the whole memory: the
+     * model is made again knowing it (it holds no page yet). */
+    r->cap_max = opt->memory_bytes / r->page_size;
+    if ((rc = new_model(r, r->model_ops))) {
+        r->cap_max = 0;
+        return rc;
+    }
     rc = zc__adapt_create(opt, r->page_size, &r->adapt);
     if (rc)
         return rc;
