@@ -74,6 +74,9 @@ struct zc__pcm_params {
     uint64_t pages;         /* capacity */
     uint64_t read_ahead_kb; /* the device's read_ahead_kb */
     size_t page_size;
+    uint64_t max_pages;     /* 0, or the largest capacity resize() will
+                               set: what a model remembers of evicted
+                               pages may follow it (pcm_linux.c) */
 };
 
 struct zc__pcm;

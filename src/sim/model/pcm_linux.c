@@ -54,6 +54,48 @@
  *    list's size (the workingset size of file pages with no swap), it is
  *    activated at once, the age counts one more, and it gets
  *    PG_workingset back if it had it.  The entry is consumed either way.
+ *  - Which shadow entries are kept.  The kernel keeps no more than can
+ *    still matter: "we don't need to keep more shadow entries than
+ *    possible pages on the active list, since refault distances bigger
+ *    than that are dismissed" (mm/workingset.c, count_shadow_nodes(),
+ *    6.x).  The model drops only entries that can no longer activate
+ *    their page, so that what it keeps follows the capacity, not the
+ *    trace, and it decides as it would keeping every entry:
+ *
+ *    Let T = age - (active list's size).  A refault of an entry evicted
+ *    at age e is activated iff age - e <= active, i.e. iff e >= T then.
+ *    T moves only so: an eviction adds 1 to the age (T + 1); a
+ *    deactivation takes a page off the active list (T + 1); an
+ *    activation by folio_mark_accessed() or by a refault adds 1 to both
+ *    (T unchanged); a mapped page's second chance that activates it
+ *    (folio_check_references()) lengthens the active list alone (T - 1);
+ *    a page coming in, a hit, a change of capacity move neither.  At
+ *    every eviction s the model raises a floor F to T(s) - C(s), C(s)
+ *    the largest capacity so far or promised (params.max_pages: an
+ *    adaptive run's memory), and drops every entry evicted at an age
+ *    below F, except those of the current read still to be reached
+ *    (SH_GONE, which gone() reads; that read consumes them before it
+ *    ends).  Such an entry could activate at a later refault t only if
+ *    e >= T(t), so T(t) < T(s) - C(s): T fell by more than C(s) since s,
+ *    that is active(t) - active(s) > C(s) + (the age's growth) >= C(s),
+ *    and the active list is never longer than the capacity.  So a
+ *    dropped entry never activates its page while the capacity stays at
+ *    or below the largest it had (or was promised) when the entry was
+ *    dropped (any fixed size, any shrink, an adaptive run); and, whatever
+ *    the capacity does, unless second chances of mapped pages outrun the
+ *    evictions and deactivations between by more than C(s), since T falls
+ *    by nothing else.  Only a capacity rising above every earlier one
+ *    (one that follows the kernel's samples) together with such a run of
+ *    second chances could see a dropped entry that the unbounded model
+ *    would have activated.  The entries kept were evicted at distinct
+ *    ages in [F, age), so there are at most active + C <= 2 C of them at
+ *    the last eviction, and the current read's SH_GONE ones.
+ *    The kernel also reclaims shadow nodes (xarray nodes of 64 slots)
+ *    under memory pressure, keeping at most pages >> 3 of them
+ *    (count_shadow_nodes(), shadow_lru_isolate()): how often it runs and
+ *    how densely a file's evicted pages fill its nodes are not in the
+ *    stream, and it may drop entries that would still activate, so it is
+ *    not modelled.
  *
  * Readahead (mm/readahead.c), per file (the kernel keeps it per open
  * file: one state per inode here), only for files whose size the stream
@@ -108,8 +150,10 @@
  *
  * Data layout: the resident set of pcm.h (a node is a page; list 0
  * inactive, 1 active; flags below), the shadow entries in a pagemap
- * (value (age << 3) | flags SH_*, 0 when consumed), and an
- * array of readahead states indexed by file number.
+ * (value (age << 3) | flags SH_*; deleted when consumed or dropped), a
+ * ring of (file, page, age) records in eviction order (the oldest
+ * first: what the floor drops), and an array of readahead states
+ * indexed by file number.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -145,13 +189,23 @@ struct ra {
     uint32_t mmap_miss;
 };
 
+/* A shadow entry's place in eviction order. */
+struct shadow_rec {
+    uint64_t page, age; /* age: the entry's, at eviction */
+    uint32_t file;
+};
+
 struct zc__pcm {
     struct zc__pcm_set set;
     struct zc__pcm_list list[2];
     uint64_t cap;
+    uint64_t cap_max; /* the largest capacity, so far or promised */
     uint64_t ra_pages;
     unsigned page_shift;
     struct zc__pagemap shadow;
+    struct shadow_rec *order; /* a ring, oldest at order_head */
+    uint64_t order_head, order_n, order_cap;
+    int64_t floor;        /* shadows of an age below it are dropped */
     uint64_t age;         /* nonresident_age */
     uint64_t activations; /* refault activations (WORKINGSET_ACTIVATE) */
     uint64_t snapshot;    /* activations at the last decision */
@@ -221,16 +275,68 @@ static void deactivate_tail(struct zc__pcm *m)
     move_to(m, n, INACTIVE);
 }
 
+/* ---- shadow entries ------------------------------------------------------ */
+
+/* Raise the floor to T - C (the essay: T = age - active, C the largest
+ * capacity) and drop the shadows evicted below it, oldest first, but
+ * those of the current read still to be reached (SH_GONE: gone() reads
+ * them, and the read consumes them before it ends).  A record whose
+ * page came back (its shadow consumed) or was evicted again since (a
+ * younger shadow, with a record of its own) drops nothing. */
+static void forget_far(struct zc__pcm *m)
+{
+    int64_t t = (int64_t)m->age - (int64_t)m->list[ACTIVE].n;
+
+    if (t - (int64_t)m->cap_max > m->floor)
+        m->floor = t - (int64_t)m->cap_max;
+    while (m->order_n) {
+        const struct shadow_rec *r = &m->order[m->order_head];
+        uint64_t sh;
+        if ((int64_t)r->age >= m->floor)
+            break;
+        sh = zc__pagemap_get(&m->shadow, r->file, r->page);
+        if (sh && sh >> SH_AGE == r->age && !(sh & SH_GONE))
+            zc__pagemap_del(&m->shadow, r->file, r->page);
+        m->order_head = (m->order_head + 1) & (m->order_cap - 1);
+        m->order_n--;
+    }
+}
+
+/* Room for one more record: 0; -ZC_ENOMEM (nothing changed). */
+static int order_room(struct zc__pcm *m)
+{
+    uint64_t cap = m->order_cap ? m->order_cap * 2 : 64;
+    struct shadow_rec *v;
+
+    if (m->order_n < m->order_cap)
+        return 0;
+    if (!(v = malloc(cap * sizeof(*v))))
+        return -ZC_ENOMEM;
+    for (uint64_t i = 0; i < m->order_n; i++)
+        v[i] = m->order[(m->order_head + i) & (m->order_cap - 1)];
+    free(m->order);
+    m->order = v;
+    m->order_head = 0;
+    m->order_cap = cap;
+    return 0;
+}
+
 static int evict(struct zc__pcm *m, uint32_t n, const struct zc__pcm_io *io)
 {
     struct zc__pcm_node x = *node(m, n);
-    uint64_t *sh = zc__pagemap_slot(&m->shadow, x.file, x.page);
+    struct shadow_rec *r;
+    uint64_t *sh;
 
-    if (!sh)
+    forget_far(m);
+    if (order_room(m) || !(sh = zc__pagemap_slot(&m->shadow, x.file, x.page)))
         return -ZC_ENOMEM;
     /* workingset_eviction(): the age before this eviction, then one more */
     *sh = m->age << SH_AGE | ((x.flags & FRESH) ? SH_GONE : 0) |
           ((x.flags & WORKINGSET) ? SH_WORKINGSET : 0) | SH_VALID;
+    r = &m->order[(m->order_head + m->order_n++) & (m->order_cap - 1)];
+    r->page = x.page;
+    r->file = x.file;
+    r->age = m->age;
     m->age++;
     zc__pcm_list_unlink(&m->set, &m->list[x.list], n);
     zc__pcm_set_remove(&m->set, n);
@@ -303,7 +409,7 @@ static int add_page(struct zc__pcm *m, uint32_t file, uint64_t page,
     sh = zc__pagemap_get(&m->shadow, file, page);
     if (sh) {
         uint64_t eviction = sh >> SH_AGE;
-        *zc__pagemap_slot(&m->shadow, file, page) = 0; /* present: no alloc */
+        zc__pagemap_del(&m->shadow, file, page); /* consumed */
         *again = (sh & SH_GONE) != 0;
         if (m->age - eviction <= m->list[ACTIVE].n) {
             node(m, *out)->list = ACTIVE;
@@ -663,6 +769,7 @@ static int linux_create(const struct zc__pcm_params *p, struct zc__pcm **out)
     zc__pcm_list_init(&m->list[INACTIVE]);
     zc__pcm_list_init(&m->list[ACTIVE]);
     m->cap = p->pages;
+    m->cap_max = p->pages > p->max_pages ? p->pages : p->max_pages;
     while ((1ul << m->page_shift) < p->page_size)
         m->page_shift++;
     m->ra_pages = p->read_ahead_kb * 1024 / p->page_size;
@@ -676,6 +783,7 @@ static void linux_destroy(struct zc__pcm *m)
         return;
     zc__pcm_set_free(&m->set);
     zc__pagemap_free(&m->shadow);
+    free(m->order);
     free(m->ra);
     free(m);
 }
@@ -684,6 +792,8 @@ static int linux_resize(struct zc__pcm *m, uint64_t pages,
                         const struct zc__pcm_io *io)
 {
     m->cap = pages;
+    if (pages > m->cap_max)
+        m->cap_max = pages;
     while (m->set.used > pages) {
         int rc = reclaim_one(m, io);
         if (rc)

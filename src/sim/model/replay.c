@@ -35,8 +35,12 @@
  *
  * Data layout: the (dev, ino) pair of a request is interned once as a
  * 32-bit file number (files.h), and pages are keyed (file, page) in the
- * model and in the version map (pagemap.h): pages never written are
- * version 0 and cost nothing there.
+ * model, in the version map (pagemap.h: pages never written are version 0
+ * and cost nothing there) and in the map of pages read ahead and not yet
+ * requested (pagemap.h: a page leaves it when it is requested or
+ * evicted, so it holds resident pages only and its memory follows the
+ * page cache's capacity, not the trace; the version map is the one table
+ * that grows with the trace, by the pages it writes).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -90,13 +94,14 @@ struct zc_replay {
     struct zc__pcm *model;
     struct zc__pcm_io io;
     uint64_t cap;           /* capacity, in pages */
+    uint64_t cap_max;       /* 0, or the largest capacity to come (an
+                               adaptive run's memory) */
     uint64_t read_ahead_kb; /* the model's readahead limit */
 
     struct zc__pagemap ver; /* versions of written pages */
-    struct zc__pagemap ahead; /* 1: read ahead and resident, not yet
-                                 requested (the only pages that may be
-                                 missing from the content source) */
-    uint64_t nahead;          /* keys of `ahead` set to 1 */
+    struct zc__pagemap ahead; /* the pages read ahead, resident and not
+                                 yet requested (the only pages that may
+                                 be missing from the content source) */
 
     struct zc__files files; /* file numbers of (dev, ino) */
     uint64_t *pools;        /* stream pool -> its POOL_KEY() */
@@ -346,23 +351,21 @@ static int page_cache_hit(struct zc_replay *r)
 
 /* ---- what the model says ------------------------------------------------ */
 
-/* (file, page) read ahead (mark) or requested or evicted (!mark). */
+/* (file, page) read ahead (mark) or requested or evicted (!mark): a
+ * page leaves the map as soon as it is requested or evicted, so the map
+ * holds resident pages only, at most the page cache's capacity. */
 static int ahead_mark(struct zc_replay *r, uint32_t file, uint64_t page,
                       bool mark)
 {
     uint64_t *v;
 
-    if (!mark && !r->nahead)
-        return 0;
     if (!mark) {
-        if (!zc__pagemap_get(&r->ahead, file, page))
-            return 0;
-        r->nahead--;
+        zc__pagemap_del(&r->ahead, file, page);
+        return 0;
     }
     if (!(v = zc__pagemap_slot(&r->ahead, file, page)))
         return -ZC_ENOMEM;
-    r->nahead += mark && !*v;
-    *v = mark;
+    *v = 1;
     return 0;
 }
 
@@ -409,7 +412,8 @@ static int on_evict(void *ctx, uint32_t file, uint64_t page, bool active)
  * old one (which holds no page: before the first request). */
 static int new_model(struct zc_replay *r, const struct zc__pcm_ops *ops)
 {
-    struct zc__pcm_params p = {r->cap, r->read_ahead_kb, r->page_size};
+    struct zc__pcm_params p = {r->cap, r->read_ahead_kb, r->page_size,
+                               r->cap_max};
     struct zc__pcm *m;
     int rc = ops->create(&p, &m);
 
@@ -531,6 +535,13 @@ int zc_replay_adapt(zc_replay *r, const zc_adapt_options *opt)
         !opt->memory_bytes ||
         opt->memory_bytes / r->page_size > ZC_REPLAY_PAGES_MAX)
         return -ZC_EINVAL;
+    /* The page cache will never hold more than the whole memory: the
+     * model is made again knowing it (it holds no page yet). */
+    r->cap_max = opt->memory_bytes / r->page_size;
+    if ((rc = new_model(r, r->model_ops))) {
+        r->cap_max = 0;
+        return rc;
+    }
     rc = zc__adapt_create(opt, r->page_size, &r->adapt);
     if (rc)
         return rc;
