@@ -47,6 +47,7 @@ cd "$w" || exit 1
 grep -q "^plan plan: 4 jobs (2 traces, 8 rows)" "$tmp/plan.out" ||
   bad "--plan of 2 traces x 2 page caches: $(head -1 "$tmp/plan.out")"
 grep -q "(N = 0 \.\. 3)" "$tmp/plan.out" || bad "--plan: $(cat "$tmp/plan.out")"
+cp "$tmp/plan.out" "$tmp/plan0.out"
 [ "$(manifest_num plan jobs)" = 4 ] && [ "$(manifest_num plan traces)" = 2 ] &&
   [ "$(manifest_num plan rows)" = 8 ] ||
   bad "manifest.json: jobs $(manifest_num plan jobs), traces $(manifest_num plan traces)"
@@ -370,6 +371,38 @@ expect 2 "lists/gone.txt:2: .*no-such.zca: No such file" "$sweep" "${one[@]}" \
 # A manifest's content= that cannot be opened is named by its line.
 printf '%s content=bogus:1\n' "$w/d/build-c.zca" >"$w/lists/bad.txt"
 expect 2 "lists/bad.txt:1: content=bogus:1: " "$sweep" "${one[@]}" --manifest "$w/lists/bad.txt"
+
+# The commands --plan prints can be pasted into a shell: a directory
+# named with a space, quotes, a $, a backslash and a line break comes back
+# whole when each printed command runs through sh -c (the sweep found on
+# PATH, slurm-sweep.sh a stand-in that says what it got).  Its three
+# commands, N taken as 0, run the plan and merge it.
+q=$tmp/q
+qdir=$'p 1\'s "$HOME" \\ `x`\nend'
+mkdir -p "$q/scripts"
+printf '#!/bin/sh\nprintf "%%s" "$1" >got\n' >"$q/scripts/slurm-sweep.sh"
+chmod +x "$q/scripts/slurm-sweep.sh"
+from "$q" "$sweep" --plan "$qdir" "${one[@]}" "$w/d/build-c.zca" >"$tmp/plan.out" \
+  2>"$tmp/err" || bad "--plan of a directory named with quotes: $(cat "$tmp/err")"
+out=$(cat "$tmp/plan.out")
+run=${out#*run each:   } run=${run%%    (N = 0 .. 0)*}
+merge=${out#*then:       } merge=${merge%%$'\n'on Slurm:*}
+slurm=${out#*on Slurm:   }
+[ "${run% N}" != "$run" ] || bad "--plan's run command: $out"
+PATH=$(dirname "$sweep"):$PATH
+export PATH
+from "$q" sh -c "${run% N} 0" 2>"$tmp/err" ||
+  bad "the printed '${run% N} 0' through sh -c: $(cat "$tmp/err")"
+from "$q" sh -c "$merge --output csv" >"$tmp/q.csv" 2>"$tmp/err" ||
+  bad "the printed '$merge' through sh -c: $(cat "$tmp/err")"
+[ "$(csv_get "$tmp/q.csv" 1 trace) $(csv_get "$tmp/q.csv" 1 disk_reads)" = \
+  "$w/d/build-c.zca $(csv_get "$tmp/d.csv" 1 disk_reads)" ] ||
+  bad "the pasted commands' merge: $(cat "$tmp/q.csv")"
+from "$q" sh -c "$slurm" 2>"$tmp/err" || bad "the printed '$slurm' through sh -c: $(cat "$tmp/err")"
+[ "$(cat "$q/got")" = "$qdir" ] || bad "slurm-sweep.sh got '$(cat "$q/got")', not '$qdir'"
+# (a plain name stays plain)
+grep -q "^then:       zcache-sweep --merge plan$" "$tmp/plan0.out" ||
+  bad "--plan plan printed: $(cat "$tmp/plan0.out")"
 
 if [ "$fail" = 0 ]; then
   echo "sweep_plan: ok in ${SECONDS}s"

@@ -30,6 +30,43 @@
 #include "cli.h"
 #include "sweep.h"
 
+/* ---- commands to paste ------------------------------------------------- */
+
+/* s as one word of a POSIX shell's command line, in a new allocation: as
+ * it is when every byte is one the shell takes literally, else in single
+ * quotes (inside which only ' is special: it becomes '\''), so that a
+ * printed command pasted into a shell gets s back byte for byte, spaces,
+ * quotes, $, backslashes and line breaks included. */
+static char *shell_word(const char *s)
+{
+    static const char plain[] = "abcdefghijklmnopqrstuvwxyz"
+                                "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                "0123456789-_./=:,+@%";
+    size_t n = strlen(s), quotes = 0;
+    char *w, *o;
+
+    if (n && strspn(s, plain) == n) {
+        if (!(w = strdup(s)))
+            die(1, "%s", "out of memory");
+        return w;
+    }
+    for (const char *p = s; *p; p++)
+        quotes += *p == '\'';
+    if (!(w = o = malloc(n + 3 * quotes + 3)))
+        die(1, "%s", "out of memory");
+    *o++ = '\'';
+    for (const char *p = s; *p; p++)
+        if (*p == '\'') {
+            memcpy(o, "'\\''", 4);
+            o += 4;
+        } else {
+            *o++ = *p;
+        }
+    *o++ = '\'';
+    *o = '\0';
+    return w;
+}
+
 /* ---- --plan ------------------------------------------------------------- */
 
 void plan_write(zc_sweep *sw, const struct sweep_args *a, int argc, char **argv)
@@ -42,6 +79,7 @@ void plan_write(zc_sweep *sw, const struct sweep_args *a, int argc, char **argv)
     uint64_t mem_max = 0, id;
     size_t ntraces, nrows;
     struct stat sb;
+    char *word;
     int rc;
 
     if (!args || !own)
@@ -76,15 +114,17 @@ void plan_write(zc_sweep *sw, const struct sweep_args *a, int argc, char **argv)
             mem_max = jobs[w].memory_bytes;
     zc_sweep_traces(sw, &ntraces);
     zc_sweep_rows(sw, &nrows);
+    /* commands to paste: the directory as one shell word */
+    word = shell_word(a->plan_dir);
     printf("plan %s: %zu job%s (%zu trace%s, %zu row%s), each up to %" PRIu64
            " MiB of memory\n"
            "run each:   " NAME " --run-job %s N    (N = 0 .. %zu)\n"
            "then:       " NAME " --merge %s\n"
            "on Slurm:   scripts/slurm-sweep.sh %s\n",
-           a->plan_dir, njobs, njobs != 1 ? "s" : "", ntraces,
-           ntraces != 1 ? "s" : "", nrows, nrows != 1 ? "s" : "",
-           (mem_max + (1u << 20) - 1) >> 20, a->plan_dir, njobs - 1,
-           a->plan_dir, a->plan_dir);
+           word, njobs, njobs != 1 ? "s" : "", ntraces, ntraces != 1 ? "s" : "",
+           nrows, nrows != 1 ? "s" : "", (mem_max + (1u << 20) - 1) >> 20, word,
+           njobs - 1, word, word);
+    free(word);
     for (int i = 0; i < argc; i++)
         free(own[i]);
     free(own);
@@ -332,7 +372,7 @@ static void ranges(const size_t *v, size_t k, char *out, size_t n)
 void plan_merge(zc_sweep *sw, const struct sweep_args *a)
 {
     size_t njobs, nm = 0, nf = 0;
-    char list[1024];
+    char list[1024], *word;
     size_t *missing, *failed;
     int rc;
 
@@ -371,8 +411,9 @@ void plan_merge(zc_sweep *sw, const struct sweep_args *a)
             ranges(failed, nf, list, sizeof(list));
             fprintf(stderr, "; failed or unreadable: %s", list);
         }
-        fprintf(stderr, "\n(run each with " NAME " --run-job %s N)\n",
-                a->merge_dir);
+        word = shell_word(a->merge_dir);
+        fprintf(stderr, "\n(run each with " NAME " --run-job %s N)\n", word);
+        free(word);
         exit(1);
     }
     free(missing);
