@@ -1617,6 +1617,17 @@ ZC_API int zc_sweep_add_dir(zc_sweep *sw, const char *dir, size_t *skipped,
  *  -ZC_ENOMEM. */
 ZC_API int zc_sweep_add_manifest(zc_sweep *sw, const char *file);
 
+/** Make the sweep for its job n alone (a plan's job, run on its own), the
+ *  traces added, before zc_sweep_prepare(): every trace of a collection
+ *  makes the same rows, so prepare finds the job by counting, opens and
+ *  checks its trace alone and makes its rows alone (a job of a plan of
+ *  10,000 traces makes its own rows, not the plan's).  The sweep is then
+ *  that job's: zc_sweep_traces() its trace, zc_sweep_rows() its rows,
+ *  zc_sweep_jobs() the job, each numbered from 0; the plan calls take n
+ *  and write the whole sweep's numbers.  prepare fails (-ZC_EINVAL) when
+ *  the sweep has no job n.  Returns 0; -ZC_EINVAL (prepared already). */
+ZC_API int zc_sweep_select_job(zc_sweep *sw, size_t n);
+
 /** Open and check every trace (a regular file; its format; its content:
  *  never another recording's pack), settle its content source, and make
  *  the rows and the jobs.  Returns 0; a -ZC_E* code with the message. */
@@ -1688,8 +1699,8 @@ ZC_API void zc_sweep_destroy(zc_sweep *sw);
  *  if it holds a plan): args[0..nargs) are kept as the caller gives them
  *  (the arguments that make this sweep again), cwd the directory they
  *  are relative to.  *plan_id (may be NULL): the plan's id.  Returns 0;
- *  -ZC_EINVAL (a plan there, an argument of 64 KiB or more); -ZC_EIO;
- *  -ZC_ENOMEM; with the message. */
+ *  -ZC_EINVAL (a plan there, an argument of 64 KiB or more, a sweep made
+ *  for one job); -ZC_EIO; -ZC_ENOMEM; with the message. */
 ZC_API int zc_sweep_plan_write(zc_sweep *sw, const char *dir,
                                const char *const *args, size_t nargs,
                                const char *cwd, uint64_t *plan_id);
@@ -1706,15 +1717,17 @@ ZC_API int zc_sweep_plan_read(const char *dir, char ***args, size_t *nargs,
 
 /** Whether the prepared sweep is still the one planned in dir: the plan
  *  there is plan_id (zc_sweep_plan_read()'s, which the job files carry)
- *  of as many jobs, and its fingerprint is what the sweep makes now.  0;
- *  -ZC_EFORMAT naming the line that changed; -ZC_EIO. */
+ *  of as many jobs, and its fingerprint is what the sweep makes now (a
+ *  sweep of one job, zc_sweep_select_job(): the fingerprint's head and
+ *  the parts of its trace and its job).  0; -ZC_EFORMAT naming the line
+ *  that changed; -ZC_EIO. */
 ZC_API int zc_sweep_plan_check(zc_sweep *sw, const char *dir,
                                uint64_t plan_id);
 
 /** Save job n's rows (after zc_sweep_run() of it) into the plan, or its
  *  failure when a row failed (the first failed row's message).  Returns
- *  0; -ZC_EINVAL (a row that did not run to its end: nothing saved);
- *  -ZC_EIO; -ZC_ENOMEM. */
+ *  0; -ZC_EINVAL (a row that did not run to its end: nothing saved; a
+ *  sweep of another job); -ZC_EIO; -ZC_ENOMEM. */
 ZC_API int zc_sweep_plan_save_job(zc_sweep *sw, const char *dir, size_t n);
 
 /** Record that job n failed, and why (a job that dies before its rows

@@ -307,6 +307,31 @@ grep -q "^plan jplan: 1 job (1 trace, 1 row)" "$tmp/plan.out" &&
     "$(($(csv_get "$tmp/d.csv" 1 accesses) + $(csv_get "$tmp/d.csv" 2 accesses)))" ] ||
   bad "--join: $(cut -c1-200 "$tmp/j.csv")"
 
+# A job makes its own rows and opens its own trace, no other: of a plan
+# of three traces, job 2 (the third's) runs while the first one's bytes
+# are no trace any more (its size and time kept, so that no fingerprint
+# sees it); its own job, and the merge, which reads every trace, say so.
+mkdir -p "$w/s"
+for i in 1 2 3; do
+  {
+    printf 'zca-text 1\nmeta page_size 4096\n'
+    for k in $(seq 1 20); do printf '0.%09d r 7:0 %d %d 1\n' "$k" "$i" $((k % 7)); done
+    echo end
+  } >"$w/s/t$i.zca"
+done
+from "$w" "$sweep" --plan splan --page-cache 8 --capacity 0,1M --memo 64M \
+  --content synth s/t1.zca s/t2.zca s/t3.zca >/dev/null 2>"$tmp/err" ||
+  bad "--plan of three traces: $(cat "$tmp/err")"
+printf '%*s' "$(wc -c <"$w/s/t1.zca")" '' | tr ' ' x >"$w/s/t1.new"
+touch -r "$w/s/t1.zca" "$w/s/t1.new"
+mv "$w/s/t1.new" "$w/s/t1.zca"
+"$sweep" --run-job "$w/splan" 2 2>"$tmp/err" ||
+  bad "job 2 with another job's trace broken: $(cat "$tmp/err")"
+grep -q "job 2 of 3 (s/t3.zca, page cache 8 pages, 2 rows): done" "$tmp/err" ||
+  bad "job 2 said: $(cat "$tmp/err")"
+expect 2 "s/t1.zca" "$sweep" --run-job "$w/splan" 0
+expect 2 "s/t1.zca" "$sweep" --merge "$w/splan"
+
 # A blktrace capture is one file per CPU: every one of them is in the
 # fingerprint (a CPU's file changed, or one more, is a changed trace).
 le() { # VALUE BYTES: little-endian (printf -v: no subshell per byte)

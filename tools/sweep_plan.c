@@ -238,6 +238,7 @@ void plan_command(int *argc, char ***argv, struct sweep_args *a)
     if ((rc = zc_sweep_plan_read(dir, &args, &nargs, &cwd, &njobs, &a->plan_id,
                                  err, sizeof(err))))
         die(rc == -ZC_ENOMEM ? 1 : 2, "%s", err);
+    a->plan_jobs = njobs;
     if (!merge) {
         if (a->run_job >= njobs)
             die(2, "--run-job %s %zu: the plan has jobs 0 to %zu", av[2],
@@ -315,8 +316,7 @@ static void job_words(const zc_sweep *sw, const zc_sweep_job *j, char *out,
 
 int plan_job_save(zc_sweep *sw, const struct sweep_args *a, double seconds)
 {
-    size_t njobs;
-    const zc_sweep_job *j = &zc_sweep_jobs(sw, &njobs)[a->run_job];
+    const zc_sweep_job *j = &zc_sweep_jobs(sw, NULL)[0]; /* (the job's) */
     const zc_sweep_row *rows = zc_sweep_rows(sw, NULL);
     char what[1400];
     struct rusage ru;
@@ -334,7 +334,7 @@ int plan_job_save(zc_sweep *sw, const struct sweep_args *a, double seconds)
             NAME ": job %zu of %zu (%s): %s in %.1f s, %" PRIu64
                  " accesses, peak %.0f MiB of %.0f planned; %s/results/"
                  "job-%zu.%s\n",
-            a->run_job, njobs, what, status ? "failed" : "done", seconds,
+            a->run_job, a->plan_jobs, what, status ? "failed" : "done", seconds,
             rows[j->first_row].st.accesses, peak, bound, a->run_dir, a->run_job,
             status ? "failed" : "rows");
     if (peak > bound)

@@ -95,7 +95,7 @@ static int open_session(zc_sweep *sw, size_t u, bool need_content,
 
     so.format = sw->tpub[u].is_ops ? "zct" : t->format ? t->format : sw->format;
     so.page_size = sw->o.page_size;
-    so.content = sw->tpub[u].is_ops ? NULL : t->content_buf;
+    so.content = sw->tpub[u].is_ops ? NULL : t->used;
     so.no_content = !need_content;
     so.model = sw->model;
     so.read_ahead_set = sw->o.read_ahead_set;

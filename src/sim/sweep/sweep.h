@@ -36,12 +36,13 @@
 #define ZC__SWEEP_MAX_SETS 8
 
 /* A trace of the collection: the strings its public view (tpub[], the
- * same index) points at. */
+ * same index) points at.  Small until it is settled (a job's sweep holds
+ * every trace of a large collection, and settles one). */
 struct zc__sweep_trace {
     char **paths; /* owned */
     char *name, *format, *content, *origin, *read_as;
-    char content_buf[4096];
-    uint64_t curve_hits[ZC__SWEEP_MAX_LIST];
+    char *used;           /* the content source settled on (owned) */
+    uint64_t *curve_hits; /* [nmrc] (owned), once prepared */
 };
 
 /* A row: the strings its public view (rpub[], the same index) points at,
@@ -89,6 +90,17 @@ struct zc_sweep {
     zc_sweep_job *jobs;
     size_t njobs;
     size_t making; /* the trace whose rows are being made */
+    /* Making a trace's rows: pos counts them, shape[] keeps each one's
+     * page cache (the jobs are cut from it), and only those at positions
+     * make_lo to make_hi - 1 are made. */
+    size_t pos, make_lo, make_hi, static_end;
+    uint64_t *shape;
+    /* A sweep made for one job of the whole (zc_sweep_select_job()):
+     * its trace, rows and job are numbered from 0 here, and from these
+     * in the whole sweep (0 in a whole sweep); the whole's counts. */
+    bool select;
+    size_t sel_job, sel_trace, sel_row;
+    size_t all_traces, all_rows, all_jobs;
     /* running */
     zc_memo *memo;
     pthread_mutex_t lock;
@@ -110,14 +122,23 @@ char *zc__sweep_dup(const char *s, bool *oom);
 int zc__sweep_size_arg(zc_sweep *sw, const char *s, bool pages,
                        const char *what, uint64_t *v);
 
-/* collect.c: --join's one trace of all; each trace opened and checked; a
+/* collect.c: --join's one trace of all; whether trace u is an op stream
+ * (tpub[u].is_ops: by its format, else its first bytes; 0 or -ZC_EIO);
+ * the refusal of traces a and b in one sweep, one an op stream; trace u
+ * alone kept (the others freed); each trace opened and checked; a
  * trace's strings freed */
 int zc__sweep_join(zc_sweep *sw);
+int zc__sweep_kind(zc_sweep *sw, size_t u);
+int zc__sweep_mixed(zc_sweep *sw, size_t a, size_t b);
+void zc__sweep_keep_trace(zc_sweep *sw, size_t u);
 int zc__sweep_setup_traces(zc_sweep *sw);
 void zc__sweep_trace_free(struct zc__sweep_trace *u, size_t npaths);
 
-/* rows.c: the rows of every trace, and their jobs */
+/* rows.c: the rows of every trace, and their jobs; for a sweep of one
+ * job, where it is in the whole (its trace, the positions of its rows:
+ * before the trace is settled), then its rows */
 int zc__sweep_make_rows(zc_sweep *sw);
+int zc__sweep_find_job(zc_sweep *sw);
 
 /* run.c */
 int zc__sweep_run_jobs(zc_sweep *sw, const size_t *jobs, size_t n);
