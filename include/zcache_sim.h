@@ -1555,6 +1555,13 @@ typedef struct zc_sweep_row {
                                   "adaptive[:NAME]") and --set values */
     bool adaptive;
     unsigned controller;       /* ZC_ADAPT_* of an adaptive row */
+    uint64_t put_ns, get_ns;   /* an adaptive row's CPU prices, which its
+                                  controller weighs against disk reads (a
+                                  compression, a zcache hit): given, or
+                                  measured once before any row ran (the
+                                  same for every run of the row: a plan
+                                  records them); 0 until then */
+    bool prices_measured;      /* measured, not given */
     /* --- what running it gave --- */
     zc_replay_stats st;
     zc_stats zs;
@@ -1641,9 +1648,13 @@ ZC_API int zc_sweep_prepare(zc_sweep *sw);
 typedef int (*zc_sweep_progress)(void *ctx, size_t job, uint64_t requests,
                                  size_t done);
 
-/** Run jobs[0..n) (job numbers, each once; NULL and 0: every job): the
- *  groups one after the other, each spread over the threads, then the
- *  rest a row a thread.  A row's failure is the row's (rc, err); the run
+/** Run jobs[0..n) (job numbers, each once; NULL and 0: every job): first
+ *  the CPU prices of their adaptive rows fixed where they are not yet
+ *  (zc_sweep_row.put_ns: those the options give, else measured once per
+ *  trace and zcache spec on the trace's first accesses, before any row
+ *  runs), then the groups one after the other, each spread over the
+ *  threads, then the rest a row a thread.  A row's failure is the row's
+ *  (rc, err); the run
  *  fails for what stops every row of a pass (a trace that cannot be read,
  *  a content source that lacks a page: bad input of the trace), and those
  *  rows fail with it.  Returns 0; -ZC_EINVAL (a job number out of range
@@ -1698,7 +1709,9 @@ ZC_API void zc_sweep_destroy(zc_sweep *sw);
 /** Write the plan of a prepared sweep into dir (made if needed; refused
  *  if it holds a plan): args[0..nargs) are kept as the caller gives them
  *  (the arguments that make this sweep again), cwd the directory they
- *  are relative to.  *plan_id (may be NULL): the plan's id.  Returns 0;
+ *  are relative to; the adaptive rows' CPU prices are fixed now (as
+ *  zc_sweep_run() fixes them) and recorded in it with where they came
+ *  from, and zc_sweep_plan_check() gives them to its jobs and merge.  *plan_id (may be NULL): the plan's id.  Returns 0;
  *  -ZC_EINVAL (a plan there, an argument of 64 KiB or more, a sweep made
  *  for one job); -ZC_EIO; -ZC_ENOMEM; with the message. */
 ZC_API int zc_sweep_plan_write(zc_sweep *sw, const char *dir,
@@ -1719,7 +1732,8 @@ ZC_API int zc_sweep_plan_read(const char *dir, char ***args, size_t *nargs,
  *  there is plan_id (zc_sweep_plan_read()'s, which the job files carry)
  *  of as many jobs, and its fingerprint is what the sweep makes now (a
  *  sweep of one job, zc_sweep_select_job(): the fingerprint's head and
- *  the parts of its trace and its job).  0; -ZC_EFORMAT naming the line
+ *  the parts of its trace and its job).  If so, its adaptive rows take
+ *  the CPU prices the plan recorded.  0; -ZC_EFORMAT naming the line
  *  that changed; -ZC_EIO. */
 ZC_API int zc_sweep_plan_check(zc_sweep *sw, const char *dir,
                                uint64_t plan_id);

@@ -309,6 +309,79 @@ static void test_sweep_job_alone_makes_only_its_rows(void **state)
     zc_sweep_destroy(all);
 }
 
+/* The adaptive rows' CPU prices are fixed before any row runs, once per
+ * trace and zcache spec: measured when not given, kept by later runs,
+ * recorded in a plan and taken back by a sweep of one of its jobs, which
+ * then runs as the whole sweep's row does; every epoch weighs them. */
+static void test_sweep_adaptive_prices_fixed_before_rows_run(void **state)
+{
+    (void)state;
+    static const unsigned ctl[] = {ZC_ADAPT_MODEL, ZC_ADAPT_ARC};
+    zc_sweep_options o = {.memory = "2M",
+                          .share = "0",
+                          .adaptive = true,
+                          .controllers = ctl,
+                          .ncontrollers = 2,
+                          .adapt = {.epoch = 256},
+                          .threads = 2,
+                          .memo_bytes = 64 << 20};
+    const char *trace = small_trace("p.zca", 20000, 3), *args[] = {"x"},
+               *dir = zt_tmp_path("pplan");
+    size_t job2[] = {2}, n;
+    zc_sweep *all, *one;
+    const zc_sweep_row *r, *r1;
+    uint64_t id, put, get;
+
+    all = make_of(&o, &trace, 1, -1);
+    r = zc_sweep_rows(all, &n);
+    assert_int_equal(n, 3);           /* share 0, then model and arc */
+    assert_int_equal(r[1].put_ns, 0); /* not yet */
+    assert_int_equal(zc_sweep_plan_write(all, dir, args, 1, "/", &id), 0);
+    put = r[1].put_ns;
+    get = r[1].get_ns;
+    assert_true(put > 0 && get > 0 && r[1].prices_measured);
+    assert_true(r[2].put_ns == put && r[2].get_ns == get); /* one spec */
+    assert_int_equal(r[0].put_ns, 0); /* (a static row weighs none) */
+    /* a run keeps them, and every epoch of every row weighs them */
+    assert_int_equal(zc_sweep_run(all, NULL, 0, NULL, NULL), 0);
+    for (size_t i = 1; i < 3; i++) {
+        assert_true(r[i].put_ns == put && r[i].get_ns == get);
+        assert_true(r[i].nepochs > 10);
+        for (size_t e = 0; e < r[i].nepochs; e++) {
+            assert_true(r[i].epochs[e].put_ns == (double)put);
+            assert_true(r[i].epochs[e].get_ns == (double)get);
+        }
+    }
+    /* a job takes the plan's prices, and runs as the whole sweep's row */
+    one = make_of(&o, &trace, 1, 2);
+    r1 = zc_sweep_rows(one, NULL);
+    assert_int_equal(r1[0].put_ns, 0);
+    assert_int_equal(zc_sweep_plan_check(one, dir, id), 0);
+    assert_true(r1[0].put_ns == put && r1[0].get_ns == get);
+    assert_true(r1[0].prices_measured);
+    assert_int_equal(zc_sweep_run(one, NULL, 0, NULL, NULL), 0);
+    assert_memory_equal(&r1[0].st, &r[2].st, sizeof(r[2].st));
+    assert_int_equal(r1[0].nepochs, r[2].nepochs);
+    zc_sweep_destroy(one);
+    /* a job run without its plan measures its own, once */
+    one = make_of(&o, &trace, 1, 2);
+    r1 = zc_sweep_rows(one, NULL);
+    assert_int_equal(zc_sweep_run(one, NULL, 0, NULL, NULL), 0);
+    assert_true(r1[0].put_ns > 0 && r1[0].prices_measured);
+    zc_sweep_destroy(one);
+    zc_sweep_destroy(all);
+    /* prices given: every adaptive row's, not measured */
+    o.adapt.put_ns = 3000;
+    o.adapt.get_ns = 700;
+    all = make_of(&o, &trace, 1, -1);
+    assert_int_equal(zc_sweep_run(all, job2, 1, NULL, NULL), 0);
+    r = zc_sweep_rows(all, NULL);
+    assert_true(r[2].put_ns == 3000 && r[2].get_ns == 700);
+    assert_false(r[2].prices_measured);
+    assert_int_equal(r[1].put_ns, 0); /* (not run: not fixed) */
+    zc_sweep_destroy(all);
+}
+
 static void test_sweep_refuses_misuse(void **state)
 {
     (void)state;
@@ -369,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_sweep_refuses_a_job_given_twice),
         cmocka_unit_test(test_sweep_plan_keeps_only_whole_jobs),
         cmocka_unit_test(test_sweep_job_alone_makes_only_its_rows),
+        cmocka_unit_test(test_sweep_adaptive_prices_fixed_before_rows_run),
         cmocka_unit_test(test_sweep_refuses_misuse),
     };
     return cmocka_run_group_tests(tests, zt_tmpdir_setup, zt_tmpdir_teardown);

@@ -69,6 +69,35 @@ static char *shell_word(const char *s)
 
 /* ---- --plan ------------------------------------------------------------- */
 
+/* The adaptive rows' CPU prices the plan measured, said: the plan keeps
+ * them, and every job weighs them. */
+static void measured_now(const zc_sweep *sw)
+{
+    size_t nrows, n = 0;
+    const zc_sweep_row *r = zc_sweep_rows(sw, &nrows);
+    uint64_t lo = UINT64_MAX, hi = 0, glo = UINT64_MAX, ghi = 0;
+
+    for (size_t i = 0; i < nrows; i++)
+        if (r[i].adaptive && r[i].prices_measured) {
+            n++;
+            lo = r[i].put_ns < lo ? r[i].put_ns : lo;
+            hi = r[i].put_ns > hi ? r[i].put_ns : hi;
+            glo = r[i].get_ns < glo ? r[i].get_ns : glo;
+            ghi = r[i].get_ns > ghi ? r[i].get_ns : ghi;
+        }
+    if (!n)
+        return;
+    printf("prices:     the adaptive rows' CPU, measured now and kept in the "
+           "plan for every job:\n            put %.2f",
+           (double)lo / 1e3);
+    if (hi != lo)
+        printf(" to %.2f", (double)hi / 1e3);
+    printf(" us, get %.2f", (double)glo / 1e3);
+    if (ghi != glo)
+        printf(" to %.2f", (double)ghi / 1e3);
+    printf(" us (manifest.json: prices; --cpu-price fixes them)\n");
+}
+
 void plan_write(zc_sweep *sw, const struct sweep_args *a, int argc, char **argv)
 {
     char cwd[PATH_MAX];
@@ -125,6 +154,7 @@ void plan_write(zc_sweep *sw, const struct sweep_args *a, int argc, char **argv)
            nrows, nrows != 1 ? "s" : "", (mem_max + (1u << 20) - 1) >> 20, word,
            njobs - 1, word, word);
     free(word);
+    measured_now(sw);
     for (int i = 0; i < argc; i++)
         free(own[i]);
     free(own);

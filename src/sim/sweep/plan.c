@@ -16,6 +16,10 @@
  * plan's id (the fingerprint's hash with the time it was made), so that
  * rows of an earlier plan in a reused directory are never read.
  *
+ * The plan also records the adaptive rows' CPU prices, fixed when it is
+ * made (prices.c), with where they came from: its jobs weigh those, not
+ * what their own node would measure, and the merge reports them.
+ *
  * Rows are written by the library's field lists (the X-macros), doubles as
  * hex floats, strings with their lengths: read back, a row is the bytes it
  * was.
@@ -187,6 +191,19 @@ static void manifest(const zc_sweep *sw, struct zc__text *m, uint64_t id,
             mem_max = sw->jobs[w].memory_bytes;
     zc__text_add(m, "  \"jobs\": %zu,\n  \"memory_mb\": %" PRIu64 ",\n",
                  sw->njobs, (mem_max + (1u << 20) - 1) >> 20);
+    /* the adaptive rows' CPU prices, fixed now, and where they came from */
+    zc__text_add(m, "  \"prices_from\": ");
+    zc__text_json(m, sw->prices_from);
+    zc__text_add(m, ",\n  \"prices\": [");
+    for (size_t i = 0, k = 0; i < sw->nrows; i++)
+        if (sw->rpub[i].adaptive)
+            zc__text_add(m,
+                         "%s\n    {\"row\": %zu, \"put_ns\": %" PRIu64
+                         ", \"get_ns\": %" PRIu64 ", \"measured\": %s}",
+                         k++ ? "," : "", i, sw->rpub[i].put_ns,
+                         sw->rpub[i].get_ns,
+                         sw->rpub[i].prices_measured ? "true" : "false");
+    zc__text_add(m, "\n  ],\n");
     zc__text_add(m, "  \"job_list\": [");
     for (size_t w = 0; w < sw->njobs; w++) {
         const zc_sweep_job *j = &sw->jobs[w];
@@ -204,23 +221,50 @@ static void manifest(const zc_sweep *sw, struct zc__text *m, uint64_t id,
     zc__text_add(m, "\n  ]\n}\n");
 }
 
+/* The adaptive rows' CPU prices, as plan.args records them: how many,
+ * where they came from, then "price ROW PUT_NS GET_NS MEASURED" each. */
+static void write_prices(const zc_sweep *sw, struct zc__text *t)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < sw->nrows; i++)
+        n += sw->rpub[i].adaptive;
+    zc__text_add(t, "prices %zu\n", n);
+    zc__text_str(t, "from", n ? sw->prices_from : "");
+    for (size_t i = 0; i < sw->nrows; i++)
+        if (sw->rpub[i].adaptive)
+            zc__text_add(t, "price %zu %" PRIu64 " %" PRIu64 " %d\n", i,
+                         sw->rpub[i].put_ns, sw->rpub[i].get_ns,
+                         sw->rpub[i].prices_measured);
+}
+
+/* 0, or -ZC_EINVAL when dir holds a plan. */
+static int plan_there(zc_sweep *sw, const char *dir)
+{
+    struct stat sb;
+    char *p = plan_path(dir, "plan.args");
+    int there;
+
+    if (!p)
+        return -ZC_ENOMEM;
+    there = !stat(p, &sb);
+    free(p);
+    return there ? zc__sweep_fail(sw, -ZC_EINVAL,
+                                  "--plan %s: holds a plan already (--merge "
+                                  "it, or remove the directory for a new one)",
+                                  dir)
+                 : 0;
+}
+
 /* DIR, DIR/results and DIR/logs, made where missing. */
 static int make_dirs(zc_sweep *sw, const char *dir)
 {
     const char *sub[] = {"results", "logs"};
     struct stat sb;
-    char *p = plan_path(dir, "plan.args");
+    int rc;
 
-    if (!p)
-        return -ZC_ENOMEM;
-    if (!stat(p, &sb)) {
-        free(p);
-        return zc__sweep_fail(sw, -ZC_EINVAL,
-                              "--plan %s: holds a plan already (--merge it, "
-                              "or remove the directory for a new one)",
-                              dir);
-    }
-    free(p);
+    if ((rc = plan_there(sw, dir)))
+        return rc;
     if (mkdir(dir, 0755) && errno != EEXIST)
         return zc__sweep_fail(sw, -ZC_EIO,
                               "--plan %s: cannot make the directory: %s", dir,
@@ -229,7 +273,6 @@ static int make_dirs(zc_sweep *sw, const char *dir)
         return zc__sweep_fail(sw, -ZC_EIO, "--plan %s: not a directory", dir);
     for (int i = 0; i < 2; i++) {
         char *s = plan_path(dir, sub[i]);
-        int rc = 0;
         if (!s)
             return -ZC_ENOMEM;
         if (mkdir(s, 0755) && errno != EEXIST)
@@ -270,7 +313,9 @@ int zc_sweep_plan_write(zc_sweep *sw, const char *dir, const char *const *args,
                                   "--plan: an argument of %zu bytes (a plan "
                                   "keeps at most %d)",
                                   strlen(args[i]), ARG_MAX_LEN - 1);
-    if ((rc = make_dirs(sw, dir)))
+    /* (refused before the prices are measured, which may take a while) */
+    if ((rc = plan_there(sw, dir)) ||
+        (rc = zc__sweep_fix_prices(sw, NULL, 0)) || (rc = make_dirs(sw, dir)))
         return rc;
     fingerprint(sw, &fp);
     /* the fingerprint's hash with the time it was made */
@@ -285,6 +330,7 @@ int zc_sweep_plan_write(zc_sweep *sw, const char *dir, const char *const *args,
     zc__text_add(&a, "argc %zu\n", nargs);
     for (size_t i = 0; i < nargs; i++)
         zc__text_str(&a, "arg", args[i]);
+    write_prices(sw, &a);
     /* the job count (checked before a job starts), and a checksum of
      * every byte before it: an edited plan is refused */
     zc__text_add(&a, "jobs %zu\n", sw->njobs);
@@ -351,9 +397,48 @@ static int read_args(struct zc__cursor *c, uint64_t nargs, const char *cwd,
     return 0;
 }
 
-int zc_sweep_plan_read(const char *dir, char ***args, size_t *nargs,
-                       const char **cwd, size_t *njobs, uint64_t *plan_id,
-                       char *err, size_t errlen)
+/* The prices a plan recorded (write_prices()). */
+struct recorded {
+    size_t n;
+    struct price {
+        uint64_t row, put_ns, get_ns, measured;
+    } * v;
+    char from[512];
+};
+
+/* plan.args' prices into rec (NULL: read past). */
+static bool read_prices(struct zc__cursor *c, struct recorded *rec)
+{
+    struct price x;
+    char from[512];
+    uint64_t n;
+
+    if (!zc__cur_key(c, "prices") || !zc__cur_u64(c, &n) || !zc__cur_eol(c) ||
+        !zc__cur_str(c, "from", from, sizeof(from)))
+        return false;
+    if (n > ZC_SWEEP_ROWS_MAX)
+        return zc__cur_fail(c, "more prices than a sweep has rows");
+    if (rec) {
+        snprintf(rec->from, sizeof(rec->from), "%s", from);
+        if (!(rec->v = calloc(n ? (size_t)n : 1, sizeof(*rec->v))))
+            return zc__cur_fail(c, "out of memory");
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        if (!zc__cur_key(c, "price") || !zc__cur_u64(c, &x.row) ||
+            !zc__cur_u64(c, &x.put_ns) || !zc__cur_u64(c, &x.get_ns) ||
+            !zc__cur_u64(c, &x.measured) || !zc__cur_eol(c))
+            return false;
+        if (rec)
+            rec->v[rec->n++] = x;
+    }
+    return true;
+}
+
+/* zc_sweep_plan_read(), and the prices it recorded into rec (NULL: none;
+ * rec->v freed by the caller). */
+static int read_plan(const char *dir, char ***args, size_t *nargs,
+                     const char **cwd, size_t *njobs, uint64_t *plan_id,
+                     struct recorded *rec, char *err, size_t errlen)
 {
     char cwd_buf[4096], *p, *text = NULL, ver[64];
     struct zc__cursor c;
@@ -401,8 +486,8 @@ int zc_sweep_plan_read(const char *dir, char ***args, size_t *nargs,
     if ((rc = read_args(&c, n, cwd_buf, args, cwd)) == -ZC_ENOMEM)
         goto out;
     rc = -ZC_EFORMAT;
-    if (!*args || !zc__cur_key(&c, "jobs") || !zc__cur_u64(&c, &jobs) ||
-        !zc__cur_eol(&c))
+    if (!*args || !read_prices(&c, rec) || !zc__cur_key(&c, "jobs") ||
+        !zc__cur_u64(&c, &jobs) || !zc__cur_eol(&c))
         goto bad;
     sum_at = c.p;
     if (!zc__cur_key(&c, "sum") || !zc__cur_hex(&c, &sum))
@@ -433,6 +518,41 @@ out:
     free(text);
     free(p);
     return rc;
+}
+
+int zc_sweep_plan_read(const char *dir, char ***args, size_t *nargs,
+                       const char **cwd, size_t *njobs, uint64_t *plan_id,
+                       char *err, size_t errlen)
+{
+    return read_plan(dir, args, nargs, cwd, njobs, plan_id, NULL, err, errlen);
+}
+
+/* The prices the plan recorded, into the sweep's adaptive rows (a sweep
+ * of one job: its own): each must have one. */
+static int take_prices(zc_sweep *sw, const char *dir,
+                       const struct recorded *rec)
+{
+    for (size_t k = 0; k < rec->n; k++) {
+        const struct price *x = &rec->v[k];
+        size_t i = (size_t)x->row - sw->sel_row;
+        if (x->row < sw->sel_row || x->row - sw->sel_row >= sw->nrows)
+            continue; /* (another job's) */
+        if (!sw->rpub[i].adaptive || !x->put_ns || !x->get_ns)
+            return zc__sweep_fail(sw, -ZC_EFORMAT,
+                                  "%s/plan.args: a price for row %" PRIu64
+                                  ", not an adaptive row's",
+                                  dir, x->row);
+        sw->rpub[i].put_ns = x->put_ns;
+        sw->rpub[i].get_ns = x->get_ns;
+        sw->rpub[i].prices_measured = x->measured != 0;
+    }
+    for (size_t i = 0; i < sw->nrows; i++)
+        if (sw->rpub[i].adaptive && !sw->rpub[i].put_ns)
+            return zc__sweep_fail(sw, -ZC_EFORMAT,
+                                  "%s/plan.args: no price for row %zu", dir,
+                                  i + sw->sel_row);
+    snprintf(sw->prices_from, sizeof(sw->prices_from), "%s", rec->from);
+    return 0;
 }
 
 /* Whether a[0..alen), a part of the saved fingerprint then (at path), is
@@ -505,6 +625,7 @@ int zc_sweep_plan_check(zc_sweep *sw, const char *dir, uint64_t plan_id)
     char **args, msg[2048];
     const char *cwd;
     size_t nargs, njobs;
+    struct recorded rec = {0};
     uint64_t id;
 
     if (!sw || !dir || !sw->prepared)
@@ -512,14 +633,16 @@ int zc_sweep_plan_check(zc_sweep *sw, const char *dir, uint64_t plan_id)
     if (!(p = plan_path(dir, "fingerprint")))
         return -ZC_ENOMEM;
     /* the plan that is there, and no other (its jobs' files carry its id) */
-    if ((rc = zc_sweep_plan_read(dir, &args, &nargs, &cwd, &njobs, &id, msg,
-                                 sizeof(msg)))) {
+    if ((rc = read_plan(dir, &args, &nargs, &cwd, &njobs, &id, &rec, msg,
+                        sizeof(msg)))) {
         free(p);
+        free(rec.v);
         return zc__sweep_fail(sw, rc, "%s", msg);
     }
     free(args);
     if (id != plan_id || njobs != sw->all_jobs) {
         free(p);
+        free(rec.v);
         return zc__sweep_fail(sw, -ZC_EFORMAT,
                               "%s: the plan there is %016" PRIx64
                               " of %zu jobs, not %016" PRIx64
@@ -532,6 +655,7 @@ int zc_sweep_plan_check(zc_sweep *sw, const char *dir, uint64_t plan_id)
         rc = zc__sweep_fail(sw, rc == -ZC_ENOMEM ? rc : -ZC_EFORMAT, "%s: %s",
                             p, why);
         free(p);
+        free(rec.v);
         return rc;
     }
     /* the whole of it; a sweep of one job, its parts (the others are
@@ -555,8 +679,12 @@ int zc_sweep_plan_check(zc_sweep *sw, const char *dir, uint64_t plan_id)
             rc = same_part(sw, dir, p, then, a, alen, now[k].s ? now[k].s : "",
                            now[k].len);
     }
+    /* the sweep is the one planned: its adaptive rows weigh its prices */
+    if (!rc)
+        rc = take_prices(sw, dir, &rec);
     for (int k = 0; k < 3; k++)
         free(now[k].s);
+    free(rec.v);
     free(then);
     free(p);
     return rc;

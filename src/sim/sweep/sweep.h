@@ -9,8 +9,9 @@
  *   run.c     running jobs: a group through one session and a fan-out, an
  *             adaptive row through a session of its own, an op stream's
  *             rows a session each; the worker threads
+ *   prices.c  the adaptive rows' CPU prices, fixed before any row runs
  *   plan.c    a sweep as a plan of jobs in a directory: the fingerprint,
- *             each job's rows written atomically, the merge
+ *             the prices, each job's rows written atomically, the merge
  *   text.c    a growing text and a cursor over one, for plan.c
  *
  * Data layout: rows[0..nrows) holds every row, trace by trace (a trace's
@@ -108,6 +109,7 @@ struct zc_sweep {
     void *progress_ctx;
     size_t jobs_done;
     uint64_t plan_id; /* the plan this sweep runs or merges (plan.c) */
+    char prices_from[512]; /* where the adaptive rows' prices came from */
     char err[2048];
 };
 
@@ -140,8 +142,15 @@ void zc__sweep_trace_free(struct zc__sweep_trace *u, size_t npaths);
 int zc__sweep_make_rows(zc_sweep *sw);
 int zc__sweep_find_job(zc_sweep *sw);
 
-/* run.c */
+/* run.c: jobs[0..n) run; a session of trace u as the sweep opens it */
 int zc__sweep_run_jobs(zc_sweep *sw, const size_t *jobs, size_t n);
+int zc__sweep_open_session(zc_sweep *sw, size_t u, bool need_content,
+                           zc_session **s, char *err, size_t errlen);
+
+/* prices.c: the CPU prices of the adaptive rows of jobs[0..n) (NULL: of
+ * every job) fixed where they are not: 0, or the -ZC_E* code of a trace
+ * that could not be measured, with the message */
+int zc__sweep_fix_prices(zc_sweep *sw, const size_t *jobs, size_t n);
 
 /* ---- text.c: a growing text, and a cursor over one ---- */
 
