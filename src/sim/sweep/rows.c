@@ -406,6 +406,9 @@ int zc__sweep_find_job(zc_sweep *sw)
     jpt = trace_jobs(sw, sw->tpub[0].is_ops, 0, 0, NULL);
     sw->all_rows = (size_t)per * sw->ntraces;
     sw->all_jobs = jpt * sw->ntraces;
+    if (!sw->all_jobs)
+        return zc__sweep_fail(sw, -ZC_EINVAL, "job %zu: the sweep has none",
+                              sw->sel_job);
     if (sw->sel_job >= sw->all_jobs)
         return zc__sweep_fail(sw, -ZC_EINVAL,
                               "job %zu: the sweep has jobs 0 to %zu",

@@ -108,7 +108,7 @@ struct zc_sweep {
     zc_sweep_progress progress;
     void *progress_ctx;
     size_t jobs_done;
-    uint64_t plan_id; /* the plan this sweep runs or merges (plan.c) */
+    uint64_t plan_id;      /* the plan this sweep runs or merges (plan.c) */
     char prices_from[512]; /* where the adaptive rows' prices came from */
     char err[2048];
 };
