@@ -313,7 +313,7 @@ grep -q "^plan jplan: 1 job (1 trace, 1 row)" "$tmp/plan.out" &&
 # their own runs would measure, so that the merge is what a local run
 # weighing the same prices gives (compared in this run: the prices are
 # timings).  A local run measures them once too, before its rows run.
-# (Prices matter here: weighed at 1 ns the adaptive rows differ.)
+# (Prices matter here: weighed at 1 ns the adaptive row differs.)
 counters() { # a CSV without what timings make (the *_ns and *_ms columns)
   csv_untimed "$1" | awk "$csv_awk"'
     NR == 1 { n = split_csv($0, h); for (i = 1; i <= n; i++) keep[i] = h[i] !~ /_ms$/ }
@@ -321,7 +321,10 @@ counters() { # a CSV without what timings make (the *_ns and *_ms columns)
       for (i = 1; i <= n; i++) if (keep[i]) s = s "," f[i]
       print substr(s, 2) }'
 }
-adaptive=(--memory 2M --share 0,30 --adaptive=model,arc --memo 64M)
+# (the quick tier: one controller; the full one two, which share a pair)
+ctls=$(scaled model,arc model)
+nctl=$(tr , '\n' <<<"$ctls" | wc -l)
+adaptive=(--memory 2M --share 0,30 "--adaptive=$ctls" --memo 64M)
 from "$w" "$sweep" --plan aplan "${adaptive[@]}" --adapt epoch=256 d/build-c.zca \
   >/dev/null 2>"$tmp/err" || bad "--plan --adaptive: $(cat "$tmp/err")"
 grep -q '^from [0-9]*:measured on .* before any row ran' "$w/aplan/plan.args" &&
@@ -329,9 +332,9 @@ grep -q '^from [0-9]*:measured on .* before any row ran' "$w/aplan/plan.args" &&
   bad "no measured prices' origin in the plan: $(grep -a '^from\|^price' "$w/aplan/plan.args")"
 prices=$(sed -n 's/^price \([0-9]*\) \([0-9]*\) \([0-9]*\) 1$/\1 \2 \3/p' "$w/aplan/plan.args")
 read -r _ put get <<<"$prices"
-[ "$(wc -l <<<"$prices")" = 2 ] && [ "$put" -gt 0 ] && [ "$get" -gt 0 ] &&
+[ "$(wc -l <<<"$prices")" = "$nctl" ] && [ "$put" -gt 0 ] && [ "$get" -gt 0 ] &&
   [ "$(cut -d' ' -f2- <<<"$prices" | sort -u)" = "$put $get" ] ||
-  bad "the plan's prices: '$prices' (want one measured pair for the 2 adaptive rows)"
+  bad "the plan's prices: '$prices' (want one measured pair for the $nctl adaptive rows)"
 for ((j = 0; j < $(manifest_num "$w/aplan" jobs); j++)); do
   "$sweep" --run-job "$w/aplan" $j 2>"$tmp/err" || bad "aplan --run-job $j: $(cat "$tmp/err")"
 done
@@ -342,8 +345,8 @@ grep -q "measured once, before the rows ran: put .*--adapt put=${put}ns,get=${ge
   <(tr '\n' ' ' <"$tmp/am.txt") || bad "aplan's merge does not say its prices: $(tail -12 "$tmp/am.txt")"
 from "$w" "$sweep" "${adaptive[@]}" --adapt "epoch=256,put=${put}ns,get=${get}ns" \
   --output csv d/build-c.zca >"$tmp/al.csv" 2>"$tmp/err" || bad "local --adaptive: $(cat "$tmp/err")"
-[ "$(csv_get "$tmp/am.csv" 3 adaptive) $(csv_get "$tmp/am.csv" 4 adaptive)" = "true true" ] ||
-  bad "aplan's rows: $(cut -c1-100 "$tmp/am.csv")"
+[ "$(csv_get "$tmp/am.csv" 3 adaptive) $(csv_get "$tmp/am.csv" $((2 + nctl)) adaptive)" = \
+  "true true" ] || bad "aplan's rows: $(cut -c1-100 "$tmp/am.csv")"
 same "--merge of measured adaptive prices and a local run weighing them" \
   <(counters "$tmp/am.csv") <(counters "$tmp/al.csv")
 from "$w" "$sweep" "${adaptive[@]}" --adapt epoch=256,put=1ns,get=1ns \
