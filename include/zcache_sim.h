@@ -1662,6 +1662,13 @@ typedef struct zc_sweep_row {
                                   "adaptive[:NAME]") and --set values */
     bool adaptive;
     unsigned controller;       /* ZC_ADAPT_* of an adaptive row */
+    uint64_t put_ns, get_ns;   /* an adaptive row's CPU prices, which its
+                                  controller weighs against disk reads (a
+                                  compression, a zcache hit): given, or
+                                  measured once before any row ran (the
+                                  same for every run of the row: a plan
+                                  records them); 0 until then */
+    bool prices_measured;      /* measured, not given */
     /* --- what running it gave --- */
     zc_replay_stats st;
     zc_stats zs;
@@ -1724,6 +1731,17 @@ ZC_API int zc_sweep_add_dir(zc_sweep *sw, const char *dir, size_t *skipped,
  *  -ZC_ENOMEM. */
 ZC_API int zc_sweep_add_manifest(zc_sweep *sw, const char *file);
 
+/** Make the sweep for its job n alone (a plan's job, run on its own), the
+ *  traces added, before zc_sweep_prepare(): every trace of a collection
+ *  makes the same rows, so prepare finds the job by counting, opens and
+ *  checks its trace alone and makes its rows alone (a job of a plan of
+ *  10,000 traces makes its own rows, not the plan's).  The sweep is then
+ *  that job's: zc_sweep_traces() its trace, zc_sweep_rows() its rows,
+ *  zc_sweep_jobs() the job, each numbered from 0; the plan calls take n
+ *  and write the whole sweep's numbers.  prepare fails (-ZC_EINVAL) when
+ *  the sweep has no job n.  Returns 0; -ZC_EINVAL (prepared already). */
+ZC_API int zc_sweep_select_job(zc_sweep *sw, size_t n);
+
 /** Open and check every trace (a regular file; its format; its content:
  *  never another recording's pack), settle its content source, and make
  *  the rows and the jobs.  Returns 0; a -ZC_E* code with the message. */
@@ -1737,9 +1755,13 @@ ZC_API int zc_sweep_prepare(zc_sweep *sw);
 typedef int (*zc_sweep_progress)(void *ctx, size_t job, uint64_t requests,
                                  size_t done);
 
-/** Run jobs[0..n) (job numbers, each once; NULL and 0: every job): the
- *  groups one after the other, each spread over the threads, then the
- *  rest a row a thread.  A row's failure is the row's (rc, err); the run
+/** Run jobs[0..n) (job numbers, each once; NULL and 0: every job): first
+ *  the CPU prices of their adaptive rows fixed where they are not yet
+ *  (zc_sweep_row.put_ns: those the options give, else measured once per
+ *  trace and zcache spec on the trace's first accesses, before any row
+ *  runs), then the groups one after the other, each spread over the
+ *  threads, then the rest a row a thread.  A row's failure is the row's
+ *  (rc, err); the run
  *  fails for what stops every row of a pass (a trace that cannot be read,
  *  a content source that lacks a page: bad input of the trace), and those
  *  rows fail with it.  Returns 0; -ZC_EINVAL (a job number out of range
@@ -1794,9 +1816,11 @@ ZC_API void zc_sweep_destroy(zc_sweep *sw);
 /** Write the plan of a prepared sweep into dir (made if needed; refused
  *  if it holds a plan): args[0..nargs) are kept as the caller gives them
  *  (the arguments that make this sweep again), cwd the directory they
- *  are relative to.  *plan_id (may be NULL): the plan's id.  Returns 0;
- *  -ZC_EINVAL (a plan there, an argument of 64 KiB or more); -ZC_EIO;
- *  -ZC_ENOMEM; with the message. */
+ *  are relative to; the adaptive rows' CPU prices are fixed now (as
+ *  zc_sweep_run() fixes them) and recorded in it with where they came
+ *  from, and zc_sweep_plan_check() gives them to its jobs and merge.  *plan_id (may be NULL): the plan's id.  Returns 0;
+ *  -ZC_EINVAL (a plan there, an argument of 64 KiB or more, a sweep made
+ *  for one job); -ZC_EIO; -ZC_ENOMEM; with the message. */
 ZC_API int zc_sweep_plan_write(zc_sweep *sw, const char *dir,
                                const char *const *args, size_t nargs,
                                const char *cwd, uint64_t *plan_id);
@@ -1813,15 +1837,18 @@ ZC_API int zc_sweep_plan_read(const char *dir, char ***args, size_t *nargs,
 
 /** Whether the prepared sweep is still the one planned in dir: the plan
  *  there is plan_id (zc_sweep_plan_read()'s, which the job files carry)
- *  of as many jobs, and its fingerprint is what the sweep makes now.  0;
- *  -ZC_EFORMAT naming the line that changed; -ZC_EIO. */
+ *  of as many jobs, and its fingerprint is what the sweep makes now (a
+ *  sweep of one job, zc_sweep_select_job(): the fingerprint's head and
+ *  the parts of its trace and its job).  If so, its adaptive rows take
+ *  the CPU prices the plan recorded.  0; -ZC_EFORMAT naming the line
+ *  that changed; -ZC_EIO. */
 ZC_API int zc_sweep_plan_check(zc_sweep *sw, const char *dir,
                                uint64_t plan_id);
 
 /** Save job n's rows (after zc_sweep_run() of it) into the plan, or its
  *  failure when a row failed (the first failed row's message).  Returns
- *  0; -ZC_EINVAL (a row that did not run to its end: nothing saved);
- *  -ZC_EIO; -ZC_ENOMEM. */
+ *  0; -ZC_EINVAL (a row that did not run to its end: nothing saved; a
+ *  sweep of another job); -ZC_EIO; -ZC_ENOMEM. */
 ZC_API int zc_sweep_plan_save_job(zc_sweep *sw, const char *dir, size_t n);
 
 /** Record that job n failed, and why (a job that dies before its rows

@@ -47,6 +47,7 @@ cd "$w" || exit 1
 grep -q "^plan plan: 4 jobs (2 traces, 8 rows)" "$tmp/plan.out" ||
   bad "--plan of 2 traces x 2 page caches: $(head -1 "$tmp/plan.out")"
 grep -q "(N = 0 \.\. 3)" "$tmp/plan.out" || bad "--plan: $(cat "$tmp/plan.out")"
+cp "$tmp/plan.out" "$tmp/plan0.out"
 [ "$(manifest_num plan jobs)" = 4 ] && [ "$(manifest_num plan traces)" = 2 ] &&
   [ "$(manifest_num plan rows)" = 8 ] ||
   bad "manifest.json: jobs $(manifest_num plan jobs), traces $(manifest_num plan traces)"
@@ -306,6 +307,82 @@ grep -q "^plan jplan: 1 job (1 trace, 1 row)" "$tmp/plan.out" &&
     "$(($(csv_get "$tmp/d.csv" 1 accesses) + $(csv_get "$tmp/d.csv" 2 accesses)))" ] ||
   bad "--join: $(cut -c1-200 "$tmp/j.csv")"
 
+# Adaptive rows whose CPU prices are measured, not given: the plan
+# measures them once, when it is made, and records them with where they
+# came from (plan.args, manifest.json); its jobs weigh those, not what
+# their own runs would measure, so that the merge is what a local run
+# weighing the same prices gives (compared in this run: the prices are
+# timings).  A local run measures them once too, before its rows run.
+# (Prices matter here: weighed at 1 ns the adaptive row differs.)
+counters() { # a CSV without what timings make (the *_ns and *_ms columns)
+  csv_untimed "$1" | awk "$csv_awk"'
+    NR == 1 { n = split_csv($0, h); for (i = 1; i <= n; i++) keep[i] = h[i] !~ /_ms$/ }
+    { n = split_csv($0, f); s = ""
+      for (i = 1; i <= n; i++) if (keep[i]) s = s "," f[i]
+      print substr(s, 2) }'
+}
+# (the quick tier: one controller; the full one two, which share a pair)
+ctls=$(scaled model,arc model)
+nctl=$(tr , '\n' <<<"$ctls" | wc -l)
+adaptive=(--memory 2M --share 0,30 "--adaptive=$ctls" --memo 64M)
+from "$w" "$sweep" --plan aplan "${adaptive[@]}" --adapt epoch=256 d/build-c.zca \
+  >/dev/null 2>"$tmp/err" || bad "--plan --adaptive: $(cat "$tmp/err")"
+grep -q '^from [0-9]*:measured on .* before any row ran' "$w/aplan/plan.args" &&
+  grep -q '"prices_from": "measured on ' "$w/aplan/manifest.json" ||
+  bad "no measured prices' origin in the plan: $(grep -a '^from\|^price' "$w/aplan/plan.args")"
+prices=$(sed -n 's/^price \([0-9]*\) \([0-9]*\) \([0-9]*\) 1$/\1 \2 \3/p' "$w/aplan/plan.args")
+read -r _ put get <<<"$prices"
+[ "$(wc -l <<<"$prices")" = "$nctl" ] && [ "$put" -gt 0 ] && [ "$get" -gt 0 ] &&
+  [ "$(cut -d' ' -f2- <<<"$prices" | sort -u)" = "$put $get" ] ||
+  bad "the plan's prices: '$prices' (want one measured pair for the $nctl adaptive rows)"
+for ((j = 0; j < $(manifest_num "$w/aplan" jobs); j++)); do
+  "$sweep" --run-job "$w/aplan" $j 2>"$tmp/err" || bad "aplan --run-job $j: $(cat "$tmp/err")"
+done
+"$sweep" --merge "$w/aplan" --output csv >"$tmp/am.csv" 2>"$tmp/err" ||
+  bad "aplan --merge: $(cat "$tmp/err")"
+"$sweep" --merge "$w/aplan" >"$tmp/am.txt" 2>"$tmp/err" || bad "aplan --merge: $(cat "$tmp/err")"
+grep -q "measured once, before the rows ran: put .*--adapt put=${put}ns,get=${get}ns" \
+  <(tr '\n' ' ' <"$tmp/am.txt") || bad "aplan's merge does not say its prices: $(tail -12 "$tmp/am.txt")"
+from "$w" "$sweep" "${adaptive[@]}" --adapt "epoch=256,put=${put}ns,get=${get}ns" \
+  --output csv d/build-c.zca >"$tmp/al.csv" 2>"$tmp/err" || bad "local --adaptive: $(cat "$tmp/err")"
+[ "$(csv_get "$tmp/am.csv" 3 adaptive) $(csv_get "$tmp/am.csv" $((2 + nctl)) adaptive)" = \
+  "true true" ] || bad "aplan's rows: $(cut -c1-100 "$tmp/am.csv")"
+same "--merge of measured adaptive prices and a local run weighing them" \
+  <(counters "$tmp/am.csv") <(counters "$tmp/al.csv")
+from "$w" "$sweep" "${adaptive[@]}" --adapt epoch=256,put=1ns,get=1ns \
+  --output csv d/build-c.zca >"$tmp/a1.csv" 2>"$tmp/err" || bad "local at 1 ns: $(cat "$tmp/err")"
+[ "$(csv_get "$tmp/a1.csv" 3 disk_reads)" != "$(csv_get "$tmp/am.csv" 3 disk_reads)" ] ||
+  bad "the adaptive row does not depend on its prices: the check above says nothing"
+from "$w" "$sweep" "${adaptive[@]}" --adapt epoch=256 d/build-c.zca >"$tmp/al.txt" \
+  2>"$tmp/err" || bad "local --adaptive, prices measured: $(cat "$tmp/err")"
+grep -q "measured once, before the rows ran: put [0-9.]* us, get [0-9.]* us;" "$tmp/al.txt" ||
+  bad "a local run's measured prices: $(tail -12 "$tmp/al.txt")"
+
+# A job makes its own rows and opens its own trace, no other: of a plan
+# of three traces, job 2 (the third's) runs while the first one's bytes
+# are no trace any more (its size and time kept, so that no fingerprint
+# sees it); its own job, and the merge, which reads every trace, say so.
+mkdir -p "$w/s"
+for i in 1 2 3; do
+  {
+    printf 'zca-text 1\nmeta page_size 4096\n'
+    for k in $(seq 1 20); do printf '0.%09d r 7:0 %d %d 1\n' "$k" "$i" $((k % 7)); done
+    echo end
+  } >"$w/s/t$i.zca"
+done
+from "$w" "$sweep" --plan splan --page-cache 8 --capacity 0,1M --memo 64M \
+  --content synth s/t1.zca s/t2.zca s/t3.zca >/dev/null 2>"$tmp/err" ||
+  bad "--plan of three traces: $(cat "$tmp/err")"
+printf '%*s' "$(wc -c <"$w/s/t1.zca")" '' | tr ' ' x >"$w/s/t1.new"
+touch -r "$w/s/t1.zca" "$w/s/t1.new"
+mv "$w/s/t1.new" "$w/s/t1.zca"
+"$sweep" --run-job "$w/splan" 2 2>"$tmp/err" ||
+  bad "job 2 with another job's trace broken: $(cat "$tmp/err")"
+grep -q "job 2 of 3 (s/t3.zca, page cache 8 pages, 2 rows): done" "$tmp/err" ||
+  bad "job 2 said: $(cat "$tmp/err")"
+expect 2 "s/t1.zca" "$sweep" --run-job "$w/splan" 0
+expect 2 "s/t1.zca" "$sweep" --merge "$w/splan"
+
 # A blktrace capture is one file per CPU: every one of them is in the
 # fingerprint (a CPU's file changed, or one more, is a changed trace).
 le() { # VALUE BYTES: little-endian (printf -v: no subshell per byte)
@@ -370,6 +447,38 @@ expect 2 "lists/gone.txt:2: .*no-such.zca: No such file" "$sweep" "${one[@]}" \
 # A manifest's content= that cannot be opened is named by its line.
 printf '%s content=bogus:1\n' "$w/d/build-c.zca" >"$w/lists/bad.txt"
 expect 2 "lists/bad.txt:1: content=bogus:1: " "$sweep" "${one[@]}" --manifest "$w/lists/bad.txt"
+
+# The commands --plan prints can be pasted into a shell: a directory
+# named with a space, quotes, a $, a backslash and a line break comes back
+# whole when each printed command runs through sh -c (the sweep found on
+# PATH, slurm-sweep.sh a stand-in that says what it got).  Its three
+# commands, N taken as 0, run the plan and merge it.
+q=$tmp/q
+qdir=$'p 1\'s "$HOME" \\ `x`\nend'
+mkdir -p "$q/scripts"
+printf '#!/bin/sh\nprintf "%%s" "$1" >got\n' >"$q/scripts/slurm-sweep.sh"
+chmod +x "$q/scripts/slurm-sweep.sh"
+from "$q" "$sweep" --plan "$qdir" "${one[@]}" "$w/d/build-c.zca" >"$tmp/plan.out" \
+  2>"$tmp/err" || bad "--plan of a directory named with quotes: $(cat "$tmp/err")"
+out=$(cat "$tmp/plan.out")
+run=${out#*run each:   } run=${run%%    (N = 0 .. 0)*}
+merge=${out#*then:       } merge=${merge%%$'\n'on Slurm:*}
+slurm=${out#*on Slurm:   }
+[ "${run% N}" != "$run" ] || bad "--plan's run command: $out"
+PATH=$(dirname "$sweep"):$PATH
+export PATH
+from "$q" sh -c "${run% N} 0" 2>"$tmp/err" ||
+  bad "the printed '${run% N} 0' through sh -c: $(cat "$tmp/err")"
+from "$q" sh -c "$merge --output csv" >"$tmp/q.csv" 2>"$tmp/err" ||
+  bad "the printed '$merge' through sh -c: $(cat "$tmp/err")"
+[ "$(csv_get "$tmp/q.csv" 1 trace) $(csv_get "$tmp/q.csv" 1 disk_reads)" = \
+  "$w/d/build-c.zca $(csv_get "$tmp/d.csv" 1 disk_reads)" ] ||
+  bad "the pasted commands' merge: $(cat "$tmp/q.csv")"
+from "$q" sh -c "$slurm" 2>"$tmp/err" || bad "the printed '$slurm' through sh -c: $(cat "$tmp/err")"
+[ "$(cat "$q/got")" = "$qdir" ] || bad "slurm-sweep.sh got '$(cat "$q/got")', not '$qdir'"
+# (a plain name stays plain)
+grep -q "^then:       zcache-sweep --merge plan$" "$tmp/plan0.out" ||
+  bad "--plan plan printed: $(cat "$tmp/plan0.out")"
 
 if [ "$fail" = 0 ]; then
   echo "sweep_plan: ok in ${SECONDS}s"

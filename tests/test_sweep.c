@@ -8,6 +8,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -158,6 +160,228 @@ static void test_sweep_plan_keeps_only_whole_jobs(void **state)
     zc_sweep_destroy(sw);
 }
 
+/* A trace of n accesses as an access stream's text (synthetic contents):
+ * page i * stride % 997 of inode 5, every 7th a write. */
+static const char *small_trace(const char *name, int n, int stride)
+{
+    char *text = malloc((size_t)n * 48 + 64), *p = text;
+    const char *path;
+
+    assert_non_null(text);
+    p += sprintf(p, "zca-text 1\nmeta page_size 4096\n");
+    for (int i = 0; i < n; i++)
+        p += sprintf(p, "0.%09d %c 7:0 5 %d 1\n", i + 1, i % 7 ? 'r' : 'w',
+                     i * stride % 997);
+    p += sprintf(p, "end\n");
+    path = zt_write_tmp(name, text, (size_t)(p - text));
+    free(text);
+    return path;
+}
+
+static zc_sweep *make_of(const zc_sweep_options *o, const char *const *traces,
+                         size_t n, long job)
+{
+    zc_sweep *sw;
+    char err[1024];
+
+    if (zc_sweep_create(o, &sw, err, sizeof(err)))
+        fail_msg("create: %s", err);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(
+            zc_sweep_add_trace(sw, &traces[i], 1, NULL, NULL, NULL), 0);
+    if (job >= 0)
+        assert_int_equal(zc_sweep_select_job(sw, (size_t)job), 0);
+    if (zc_sweep_prepare(sw))
+        fail_msg("prepare: %s", zc_sweep_error(sw));
+    return sw;
+}
+
+/* A sweep made for one job makes that job's rows and no other (counted:
+ * the rows it holds), opens that job's trace alone, and its rows are the
+ * whole sweep's rows of that job; saved into the whole sweep's plan, they
+ * read back into the whole sweep as its own. */
+static void test_sweep_job_alone_makes_only_its_rows(void **state)
+{
+    (void)state;
+    static const char *const sets[] = {"compressor=lzo,lz4"};
+    static const unsigned ctl[] = {ZC_ADAPT_MODEL, ZC_ADAPT_FIXED};
+    zc_sweep_options o = {
+        .memory = "2M",
+        .share = "0,30",
+        .adaptive = true,
+        .controllers = ctl,
+        .ncontrollers = 2,
+        .sets = sets,
+        .nsets = 1,
+        .adapt = {.put_ns = 3000, .get_ns = 700, .epoch = 256},
+        .threads = 1,
+        .memo_bytes = 64 << 20};
+    const char *traces[] = {small_trace("a.zca", 3000, 1),
+                            small_trace("b.zca", 20000, 3),
+                            small_trace("c.zca", 50, 1)},
+               *dir = zt_tmp_path("jplan"), *args[] = {"a", "b"};
+    /* per trace: share 0 (one row, no zcache), share 30 (lzo, lz4), then
+     * the adaptive rows (model lzo, lz4, fixed lzo, lz4): 7 rows, 6 jobs
+     * (0; 1-2; 3; 4; 5; 6).  Job 7 is the second trace's share 30, rows
+     * 8 and 9; job 10 its fixed controller with lzo, row 12. */
+    size_t want[] = {7, 10}, rows_of[] = {8, 12}, nrows_of[] = {2, 1}, n;
+    zc_sweep *all, *one, *again;
+    const zc_sweep_row *r, *ra;
+    const zc_sweep_job *j;
+    struct timespec times[2];
+    struct stat sb;
+    uint64_t id;
+
+    all = make_of(&o, traces, 3, -1);
+    zc_sweep_rows(all, &n);
+    assert_int_equal(n, 21);
+    zc_sweep_jobs(all, &n);
+    assert_int_equal(n, 18);
+    assert_int_equal(zc_sweep_plan_write(all, dir, args, 2, "/", &id), 0);
+    assert_int_equal(zc_sweep_run(all, want, 2, NULL, NULL), 0);
+    ra = zc_sweep_rows(all, NULL);
+    /* the third trace is no trace any more: a job of another never sees */
+    assert_int_equal(stat(traces[2], &sb), 0);
+    zt_write_file(traces[2], "not a trace at all\n", 19);
+    for (int k = 0; k < 2; k++) {
+        one = make_of(&o, traces, 3, (long)want[k]);
+        r = zc_sweep_rows(one, &n);
+        assert_int_equal(n, nrows_of[k]); /* its rows alone, of 21 */
+        j = zc_sweep_jobs(one, &n);
+        assert_int_equal(n, 1);
+        assert_int_equal(j->first_row, 0);
+        assert_int_equal(j->nrows, nrows_of[k]);
+        assert_int_equal(j->kind, k ? ZC_SWEEP_ADAPTIVE : ZC_SWEEP_GROUP);
+        assert_false(j->curve); /* (the trace's first job takes it) */
+        assert_int_equal(j->memory_bytes,
+                         zc_sweep_jobs(all, NULL)[want[k]].memory_bytes);
+        zc_sweep_traces(one, &n);
+        assert_int_equal(n, 1);
+        assert_string_equal(zc_sweep_traces(one, NULL)->name, traces[1]);
+        assert_int_equal(zc_sweep_plan_check(one, dir, id), 0);
+        assert_int_equal(zc_sweep_run(one, NULL, 0, NULL, NULL), 0);
+        for (size_t i = 0; i < nrows_of[k]; i++) {
+            const zc_sweep_row *x = &ra[rows_of[k] + i];
+            assert_int_equal(r[i].rc, 0);
+            assert_int_equal(x->rc, 0);
+            assert_true(x->st.zc_hits > 0); /* (every row has a zcache) */
+            assert_string_equal(r[i].spec, x->spec);
+            assert_string_equal(r[i].label, x->label);
+            assert_int_equal(r[i].adaptive, x->adaptive);
+            assert_int_equal(r[i].controller, x->controller);
+            assert_memory_equal(&r[i].st, &x->st, sizeof(x->st));
+            assert_int_equal(r[i].zs.compr_data_size, x->zs.compr_data_size);
+            assert_int_equal(r[i].zs.arena_bytes, x->zs.arena_bytes);
+        }
+        /* saved by the plan's numbers: the other job is not this one's */
+        assert_int_equal(zc_sweep_plan_save_job(one, dir, want[!k]),
+                         -ZC_EINVAL);
+        assert_int_equal(zc_sweep_plan_save_job(one, dir, want[k]), 0);
+        assert_int_equal(
+            zc_sweep_plan_write(one, zt_tmp_path("no"), args, 2, "/", NULL),
+            -ZC_EINVAL);
+        zc_sweep_destroy(one);
+    }
+    /* read back into the whole sweep (the third trace as it was) */
+    small_trace("c.zca", 50, 1);
+    times[0] = sb.st_atim;
+    times[1] = sb.st_mtim;
+    assert_int_equal(utimensat(AT_FDCWD, traces[2], times, 0), 0);
+    again = make_of(&o, traces, 3, -1);
+    assert_int_equal(zc_sweep_plan_check(again, dir, id), 0);
+    r = zc_sweep_rows(again, NULL);
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(zc_sweep_plan_load_job(again, dir, want[k]), 0);
+        for (size_t i = rows_of[k]; i < rows_of[k] + nrows_of[k]; i++)
+            assert_memory_equal(&r[i].st, &ra[i].st, sizeof(ra[i].st));
+    }
+    zc_sweep_destroy(again);
+    /* no job 18; no selection once prepared */
+    assert_int_equal(zc_sweep_create(&o, &one, NULL, 0), 0);
+    assert_int_equal(zc_sweep_add_trace(one, traces, 1, NULL, NULL, NULL), 0);
+    assert_int_equal(zc_sweep_select_job(one, 6), 0);
+    assert_int_equal(zc_sweep_prepare(one), -ZC_EINVAL);
+    assert_non_null(strstr(zc_sweep_error(one), "job 6: the sweep has jobs 0 "
+                                                "to 5"));
+    zc_sweep_destroy(one);
+    assert_int_equal(zc_sweep_select_job(all, 0), -ZC_EINVAL);
+    assert_int_equal(zc_sweep_select_job(NULL, 0), -ZC_EINVAL);
+    zc_sweep_destroy(all);
+}
+
+/* The adaptive rows' CPU prices are fixed before any row runs, once per
+ * trace and zcache spec: measured when not given, kept by later runs,
+ * recorded in a plan and taken back by a sweep of one of its jobs, which
+ * then runs as the whole sweep's row does; every epoch weighs them. */
+static void test_sweep_adaptive_prices_fixed_before_rows_run(void **state)
+{
+    (void)state;
+    static const unsigned ctl[] = {ZC_ADAPT_MODEL, ZC_ADAPT_ARC};
+    zc_sweep_options o = {.memory = "2M",
+                          .share = "0",
+                          .adaptive = true,
+                          .controllers = ctl,
+                          .ncontrollers = 2,
+                          .adapt = {.epoch = 256},
+                          .threads = 2,
+                          .memo_bytes = 64 << 20};
+    const char *trace = small_trace("p.zca", 20000, 3), *args[] = {"x"},
+               *dir = zt_tmp_path("pplan");
+    size_t job2[] = {2}, n;
+    zc_sweep *all, *one;
+    const zc_sweep_row *r, *r1;
+    uint64_t id, put, get;
+
+    all = make_of(&o, &trace, 1, -1);
+    r = zc_sweep_rows(all, &n);
+    assert_int_equal(n, 3);           /* share 0, then model and arc */
+    assert_int_equal(r[1].put_ns, 0); /* not yet */
+    assert_int_equal(zc_sweep_plan_write(all, dir, args, 1, "/", &id), 0);
+    put = r[1].put_ns;
+    get = r[1].get_ns;
+    assert_true(put > 0 && get > 0 && r[1].prices_measured);
+    assert_true(r[2].put_ns == put && r[2].get_ns == get); /* one spec */
+    assert_int_equal(r[0].put_ns, 0); /* (a static row weighs none) */
+    /* a run keeps them, and every epoch of every row weighs them */
+    assert_int_equal(zc_sweep_run(all, NULL, 0, NULL, NULL), 0);
+    for (size_t i = 1; i < 3; i++) {
+        assert_true(r[i].put_ns == put && r[i].get_ns == get);
+        assert_true(r[i].nepochs > 10);
+        for (size_t e = 0; e < r[i].nepochs; e++) {
+            assert_true(r[i].epochs[e].put_ns == (double)put);
+            assert_true(r[i].epochs[e].get_ns == (double)get);
+        }
+    }
+    /* a job takes the plan's prices, and runs as the whole sweep's row */
+    one = make_of(&o, &trace, 1, 2);
+    r1 = zc_sweep_rows(one, NULL);
+    assert_int_equal(r1[0].put_ns, 0);
+    assert_int_equal(zc_sweep_plan_check(one, dir, id), 0);
+    assert_true(r1[0].put_ns == put && r1[0].get_ns == get);
+    assert_true(r1[0].prices_measured);
+    assert_int_equal(zc_sweep_run(one, NULL, 0, NULL, NULL), 0);
+    assert_memory_equal(&r1[0].st, &r[2].st, sizeof(r[2].st));
+    assert_int_equal(r1[0].nepochs, r[2].nepochs);
+    zc_sweep_destroy(one);
+    /* a job run without its plan measures its own, once */
+    one = make_of(&o, &trace, 1, 2);
+    r1 = zc_sweep_rows(one, NULL);
+    assert_int_equal(zc_sweep_run(one, NULL, 0, NULL, NULL), 0);
+    assert_true(r1[0].put_ns > 0 && r1[0].prices_measured);
+    zc_sweep_destroy(one);
+    zc_sweep_destroy(all);
+    /* prices given: every adaptive row's, not measured */
+    o.adapt.put_ns = 3000;
+    o.adapt.get_ns = 700;
+    all = make_of(&o, &trace, 1, -1);
+    assert_int_equal(zc_sweep_run(all, job2, 1, NULL, NULL), 0);
+    r = zc_sweep_rows(all, NULL);
+    assert_true(r[2].put_ns == 3000 && r[2].get_ns == 700);
+    assert_false(r[2].prices_measured);
+    assert_int_equal(r[1].put_ns, 0); /* (not run: not fixed) */
+    zc_sweep_destroy(all);
+}
+
 static void test_sweep_refuses_misuse(void **state)
 {
     (void)state;
@@ -217,6 +441,8 @@ int main(void)
         cmocka_unit_test(test_sweep_rows_equal_sessions_alone),
         cmocka_unit_test(test_sweep_refuses_a_job_given_twice),
         cmocka_unit_test(test_sweep_plan_keeps_only_whole_jobs),
+        cmocka_unit_test(test_sweep_job_alone_makes_only_its_rows),
+        cmocka_unit_test(test_sweep_adaptive_prices_fixed_before_rows_run),
         cmocka_unit_test(test_sweep_refuses_misuse),
     };
     return cmocka_run_group_tests(tests, zt_tmpdir_setup, zt_tmpdir_teardown);

@@ -43,11 +43,11 @@ struct sweep_args {
     bool jobs_set;
     /* --plan DIR, --run-job DIR N, --merge DIR: at most one */
     const char *plan_dir, *run_dir, *merge_dir;
-    int plan_argi; /* argv[plan_argi] is --plan */
-    size_t run_job;
-    uint64_t plan_id;  /* the plan run or merged */
-    void *plan_mem[4]; /* plan_command()'s, freed at the end */
-    char **plots;      /* each trace's plot prefix (--plot) */
+    int plan_argi;             /* argv[plan_argi] is --plan */
+    size_t run_job, plan_jobs; /* the job run, of the plan's jobs */
+    uint64_t plan_id;          /* the plan run or merged */
+    void *plan_mem[4];         /* plan_command()'s, freed at the end */
+    char **plots;              /* each trace's plot prefix (--plot) */
 };
 
 /* What a writer sees: the rows of one trace (view_of()), and the

@@ -30,7 +30,73 @@
 #include "cli.h"
 #include "sweep.h"
 
+/* ---- commands to paste ------------------------------------------------- */
+
+/* s as one word of a POSIX shell's command line, in a new allocation: as
+ * it is when every byte is one the shell takes literally, else in single
+ * quotes (inside which only ' is special: it becomes '\''), so that a
+ * printed command pasted into a shell gets s back byte for byte, spaces,
+ * quotes, $, backslashes and line breaks included. */
+static char *shell_word(const char *s)
+{
+    static const char plain[] = "abcdefghijklmnopqrstuvwxyz"
+                                "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                "0123456789-_./=:,+@%";
+    size_t n = strlen(s), quotes = 0;
+    char *w, *o;
+
+    if (n && strspn(s, plain) == n) {
+        if (!(w = strdup(s)))
+            die(1, "%s", "out of memory");
+        return w;
+    }
+    for (const char *p = s; *p; p++)
+        quotes += *p == '\'';
+    if (!(w = o = malloc(n + 3 * quotes + 3)))
+        die(1, "%s", "out of memory");
+    *o++ = '\'';
+    for (const char *p = s; *p; p++)
+        if (*p == '\'') {
+            memcpy(o, "'\\''", 4);
+            o += 4;
+        } else {
+            *o++ = *p;
+        }
+    *o++ = '\'';
+    *o = '\0';
+    return w;
+}
+
 /* ---- --plan ------------------------------------------------------------- */
+
+/* The adaptive rows' CPU prices the plan measured, said: the plan keeps
+ * them, and every job weighs them. */
+static void measured_now(const zc_sweep *sw)
+{
+    size_t nrows, n = 0;
+    const zc_sweep_row *r = zc_sweep_rows(sw, &nrows);
+    uint64_t lo = UINT64_MAX, hi = 0, glo = UINT64_MAX, ghi = 0;
+
+    for (size_t i = 0; i < nrows; i++)
+        if (r[i].adaptive && r[i].prices_measured) {
+            n++;
+            lo = r[i].put_ns < lo ? r[i].put_ns : lo;
+            hi = r[i].put_ns > hi ? r[i].put_ns : hi;
+            glo = r[i].get_ns < glo ? r[i].get_ns : glo;
+            ghi = r[i].get_ns > ghi ? r[i].get_ns : ghi;
+        }
+    if (!n)
+        return;
+    printf("prices:     the adaptive rows' CPU, measured now and kept in the "
+           "plan for every job:\n            put %.2f",
+           (double)lo / 1e3);
+    if (hi != lo)
+        printf(" to %.2f", (double)hi / 1e3);
+    printf(" us, get %.2f", (double)glo / 1e3);
+    if (ghi != glo)
+        printf(" to %.2f", (double)ghi / 1e3);
+    printf(" us (manifest.json: prices; --cpu-price fixes them)\n");
+}
 
 void plan_write(zc_sweep *sw, const struct sweep_args *a, int argc, char **argv)
 {
@@ -42,6 +108,7 @@ void plan_write(zc_sweep *sw, const struct sweep_args *a, int argc, char **argv)
     uint64_t mem_max = 0, id;
     size_t ntraces, nrows;
     struct stat sb;
+    char *word;
     int rc;
 
     if (!args || !own)
@@ -76,15 +143,18 @@ void plan_write(zc_sweep *sw, const struct sweep_args *a, int argc, char **argv)
             mem_max = jobs[w].memory_bytes;
     zc_sweep_traces(sw, &ntraces);
     zc_sweep_rows(sw, &nrows);
+    /* commands to paste: the directory as one shell word */
+    word = shell_word(a->plan_dir);
     printf("plan %s: %zu job%s (%zu trace%s, %zu row%s), each up to %" PRIu64
            " MiB of memory\n"
            "run each:   " NAME " --run-job %s N    (N = 0 .. %zu)\n"
            "then:       " NAME " --merge %s\n"
            "on Slurm:   scripts/slurm-sweep.sh %s\n",
-           a->plan_dir, njobs, njobs != 1 ? "s" : "", ntraces,
-           ntraces != 1 ? "s" : "", nrows, nrows != 1 ? "s" : "",
-           (mem_max + (1u << 20) - 1) >> 20, a->plan_dir, njobs - 1,
-           a->plan_dir, a->plan_dir);
+           word, njobs, njobs != 1 ? "s" : "", ntraces, ntraces != 1 ? "s" : "",
+           nrows, nrows != 1 ? "s" : "", (mem_max + (1u << 20) - 1) >> 20, word,
+           njobs - 1, word, word);
+    free(word);
+    measured_now(sw);
     for (int i = 0; i < argc; i++)
         free(own[i]);
     free(own);
@@ -198,6 +268,7 @@ void plan_command(int *argc, char ***argv, struct sweep_args *a)
     if ((rc = zc_sweep_plan_read(dir, &args, &nargs, &cwd, &njobs, &a->plan_id,
                                  err, sizeof(err))))
         die(rc == -ZC_ENOMEM ? 1 : 2, "%s", err);
+    a->plan_jobs = njobs;
     if (!merge) {
         if (a->run_job >= njobs)
             die(2, "--run-job %s %zu: the plan has jobs 0 to %zu", av[2],
@@ -275,8 +346,7 @@ static void job_words(const zc_sweep *sw, const zc_sweep_job *j, char *out,
 
 int plan_job_save(zc_sweep *sw, const struct sweep_args *a, double seconds)
 {
-    size_t njobs;
-    const zc_sweep_job *j = &zc_sweep_jobs(sw, &njobs)[a->run_job];
+    const zc_sweep_job *j = &zc_sweep_jobs(sw, NULL)[0]; /* (the job's) */
     const zc_sweep_row *rows = zc_sweep_rows(sw, NULL);
     char what[1400];
     struct rusage ru;
@@ -294,7 +364,7 @@ int plan_job_save(zc_sweep *sw, const struct sweep_args *a, double seconds)
             NAME ": job %zu of %zu (%s): %s in %.1f s, %" PRIu64
                  " accesses, peak %.0f MiB of %.0f planned; %s/results/"
                  "job-%zu.%s\n",
-            a->run_job, njobs, what, status ? "failed" : "done", seconds,
+            a->run_job, a->plan_jobs, what, status ? "failed" : "done", seconds,
             rows[j->first_row].st.accesses, peak, bound, a->run_dir, a->run_job,
             status ? "failed" : "rows");
     if (peak > bound)
@@ -332,7 +402,7 @@ static void ranges(const size_t *v, size_t k, char *out, size_t n)
 void plan_merge(zc_sweep *sw, const struct sweep_args *a)
 {
     size_t njobs, nm = 0, nf = 0;
-    char list[1024];
+    char list[1024], *word;
     size_t *missing, *failed;
     int rc;
 
@@ -371,8 +441,9 @@ void plan_merge(zc_sweep *sw, const struct sweep_args *a)
             ranges(failed, nf, list, sizeof(list));
             fprintf(stderr, "; failed or unreadable: %s", list);
         }
-        fprintf(stderr, "\n(run each with " NAME " --run-job %s N)\n",
-                a->merge_dir);
+        word = shell_word(a->merge_dir);
+        fprintf(stderr, "\n(run each with " NAME " --run-job %s N)\n", word);
+        free(word);
         exit(1);
     }
     free(missing);

@@ -212,6 +212,41 @@ static bool same_sets(const zc_sweep_row *k, const zc_sweep_row *j)
     return !k->spec[0] || !strcmp(a ? a : "", b ? b : "");
 }
 
+/* The adaptive rows' CPU prices, where they were measured (before any row
+ * ran, the same for every run of the rows: a plan's jobs take the plan's),
+ * and how to give them again. */
+static void measured_prices(const struct view *v)
+{
+    const zc_sweep_row *first = NULL;
+    bool alike = true;
+
+    for (size_t i = v->nstatic; i < v->njobs; i++) {
+        const zc_sweep_row *j = &v->jobs[i];
+        if (!j->prices_measured)
+            continue;
+        if (!first)
+            first = j;
+        alike &= j->put_ns == first->put_ns && j->get_ns == first->get_ns;
+    }
+    if (!first)
+        return;
+    printf("\n(the controllers' CPU prices were measured once, before the "
+           "rows ran: ");
+    for (size_t i = v->nstatic; i < v->njobs; i++) {
+        const zc_sweep_row *j = &v->jobs[i];
+        if (j->prices_measured && (!alike || j == first))
+            printf("%s%s%sput %.2f us, get %.2f us", j == first ? "" : "; ",
+                   alike ? "" : j->label, alike ? "" : ": ",
+                   (double)j->put_ns / 1e3, (double)j->get_ns / 1e3);
+    }
+    printf(";\nanother sweep measures again and may split differently");
+    if (alike)
+        printf(": --adapt put=%" PRIu64 "ns,get=%" PRIu64
+               "ns weighs these again",
+               first->put_ns, first->get_ns);
+    printf(";\n--cpu-price put=T,get=T fixes them)");
+}
+
 /* The static row of fewest disk reads, and of least cost: among those
  * with the --set values of row `like`, or all of them (NULL).  Row 0 is
  * share 0, which goes with every one. */
@@ -298,13 +333,7 @@ static void table(const struct view *v)
                  cb.cpu_ms),
             v->jobs[cheapest].share);
     }
-    /* (the controllers take --cpu-price's unless --adapt sets theirs) */
-    if (v->njobs > v->nstatic &&
-        (!(v->a->so.adapt.put_ns || v->a->so.prices.put_ns) ||
-         !(v->a->so.adapt.get_ns || v->a->so.prices.get_ns)))
-        printf("\n(the controllers priced with the CPU each run measured: "
-               "another run, or a busy\nmachine, may split differently; "
-               "--cpu-price put=T,get=T makes them reproducible)");
+    measured_prices(v);
     if (v->njobs > v->nstatic)
         printf("\n");
 }

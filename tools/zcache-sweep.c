@@ -105,6 +105,9 @@ static void usage(FILE *f)
             "controller's, unless --adapt\n"
             "                      sets them); default: the thread CPU "
             "time measured\n"
+            "                      (the controllers': once, before the "
+            "rows run; a plan's\n"
+            "                      when it is made, kept for its jobs)\n"
             "  --disk-latency T    a disk read's cost: 100us, 8ms, ... or "
             "hdd (8ms),\n"
             "                      ssd (100us, the default), nvme (20us)\n"
@@ -550,6 +553,9 @@ int main(int argc, char **argv)
     if ((rc = zc_sweep_create(&a.so, &sw, err, sizeof(err))))
         die(cli_status(rc), "%s", err);
     collect(sw, &a);
+    /* a job makes its own rows, not the plan's */
+    if (a.run_dir && (rc = zc_sweep_select_job(sw, a.run_job)))
+        die(cli_status(rc), "%s", zc_strerror(rc));
     if ((rc = zc_sweep_prepare(sw)))
         die(cli_status(rc), "%s", zc_sweep_error(sw));
     plot_prefixes(sw, &a);
@@ -557,10 +563,10 @@ int main(int argc, char **argv)
         plan_write(sw, &a, argc, given);
         status = outfile_stdout_close(NAME);
     } else if (a.run_dir) {
-        const zc_sweep_job *j = &zc_sweep_jobs(sw, NULL)[a.run_job];
+        const zc_sweep_job *j = &zc_sweep_jobs(sw, NULL)[0]; /* (the job) */
         double t0 = cli_now();
         plan_job_check(sw, &a); /* before the work, not after it */
-        run(sw, &a.run_job, 1);
+        run(sw, NULL, 0);
         if ((status = plan_job_save(sw, &a, cli_now() - t0)))
             report_failures(sw, j->first_row, j->nrows);
     } else {

@@ -993,6 +993,19 @@ static void fold(struct zc__adapt *a, struct history *h, double put_ns,
             h->best = k;
 }
 
+void zc__adapt_prices(const zc_stats *st, double *put_ns, double *get_ns)
+{
+    uint64_t n = st->compressions + st->estimates;
+
+    if (put_ns)
+        *put_ns = n ? (double)(st->compress_ns + st->compress_ns_rejected +
+                               st->compress_ns_estimates) /
+                          (double)n
+                    : DEFAULT_PUT_NS;
+    *get_ns = st->succ_gets > 0 ? (double)st->decompress_ns / st->succ_gets
+                                : DEFAULT_GET_NS;
+}
+
 int zc__adapt_decide(struct zc__adapt *a, const zc_stats *st,
                      const zc_replay_stats *rs)
 {
@@ -1001,12 +1014,13 @@ int zc__adapt_decide(struct zc__adapt *a, const zc_stats *st,
     unsigned best;
     zc_adapt_epoch *e;
 
+    /* (a compression's: the mean of those learnt, which are the cache's) */
+    zc__adapt_prices(st, NULL, &get_ns);
     put_ns = a->o.put_ns     ? (double)a->o.put_ns
              : a->comp_n > 0 ? a->comp_ns / a->comp_n
                              : DEFAULT_PUT_NS;
-    get_ns = a->o.get_ns         ? (double)a->o.get_ns
-             : st->succ_gets > 0 ? (double)st->decompress_ns / st->succ_gets
-                                 : DEFAULT_GET_NS;
+    if (a->o.get_ns)
+        get_ns = (double)a->o.get_ns;
     pay_probes(a, rs->disk_reads < a->disk_reads ? a->disk_reads
                                                  : rs->disk_reads,
                put_ns);

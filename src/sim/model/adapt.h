@@ -69,4 +69,12 @@ const struct zc__adapt *zc__replay_adapt(const zc_replay *r);
 
 size_t zc__adapt_log(const struct zc__adapt *a, const zc_adapt_epoch **out);
 
+/* The CPU prices a zcache's counters give, in ns: a compression's (the
+ * mean thread CPU time of its puts' and probes' compressions) and a zcache
+ * hit's (decompressing, over the gets it served); where there is none to
+ * measure, the controller's default (put_ns may be NULL).  What the
+ * controller weighs when no price is given, and what a sweep measures
+ * before its rows run. */
+void zc__adapt_prices(const zc_stats *st, double *put_ns, double *get_ns);
+
 #endif

@@ -29,6 +29,8 @@ void zc__sweep_trace_free(struct zc__sweep_trace *u, size_t npaths)
     free(u->content);
     free(u->origin);
     free(u->read_as);
+    free(u->used);
+    free(u->curve_hits);
 }
 
 int zc_sweep_add_trace(zc_sweep *sw, const char *const *paths, size_t n,
@@ -411,7 +413,8 @@ static int setup_ops(zc_sweep *sw, size_t idx)
     zc_session_close(s);
     if (!rc && !(u->read_as = strdup("zct")))
         rc = -ZC_ENOMEM;
-    snprintf(u->content_buf, sizeof(u->content_buf), "(in the stream)");
+    if (!rc && !(u->used = strdup("(in the stream)")))
+        rc = -ZC_ENOMEM;
     return rc;
 }
 
@@ -439,12 +442,59 @@ static int setup_trace(zc_sweep *sw, size_t idx)
                                   u->content, err);
         return zc__sweep_fail(sw, rc, "%s", err);
     }
-    snprintf(u->content_buf, sizeof(u->content_buf), "%s",
-             zc_session_content(s));
-    if (!(u->read_as = strdup(zc_session_format(s))))
+    if (!(u->used = strdup(zc_session_content(s))) ||
+        !(u->read_as = strdup(zc_session_format(s))))
         rc = -ZC_ENOMEM;
     zc_session_close(s);
     return rc;
+}
+
+/* Trace u's files, each a regular file or not there (the reader says
+ * so): 0, or -ZC_EIO.  (Before a read: a FIFO read would wait, and lose
+ * what it read.) */
+static int regular_files(zc_sweep *sw, size_t u)
+{
+    struct stat st;
+
+    for (size_t k = 0; k < sw->tpub[u].npaths; k++)
+        if (!stat(sw->traces[u].paths[k], &st) && !S_ISREG(st.st_mode))
+            return zc__sweep_fail(sw, -ZC_EIO,
+                                  "%s: not a regular file: give a file "
+                                  "(the trace is read more than once)",
+                                  sw->traces[u].paths[k]);
+    return 0;
+}
+
+int zc__sweep_kind(zc_sweep *sw, size_t u)
+{
+    const char *format =
+        sw->traces[u].format ? sw->traces[u].format : sw->format;
+    int rc = regular_files(sw, u);
+
+    if (!rc)
+        sw->tpub[u].is_ops = format && strcmp(format, "auto")
+                                 ? !strcmp(format, "zct")
+                                 : sniff_ops(sw->traces[u].paths[0]);
+    return rc;
+}
+
+int zc__sweep_mixed(zc_sweep *sw, size_t a, size_t b)
+{
+    return zc__sweep_fail(sw, -ZC_EINVAL,
+                          "%s and %s: op streams (.zct) and traces in one "
+                          "sweep: their page caches differ (sweep them "
+                          "apart)",
+                          sw->traces[a].paths[0], sw->traces[b].paths[0]);
+}
+
+void zc__sweep_keep_trace(zc_sweep *sw, size_t u)
+{
+    for (size_t i = 0; i < sw->ntraces; i++)
+        if (i != u)
+            zc__sweep_trace_free(&sw->traces[i], sw->tpub[i].npaths);
+    sw->traces[0] = sw->traces[u];
+    sw->tpub[0] = sw->tpub[u];
+    sw->ntraces = 1;
 }
 
 int zc__sweep_setup_traces(zc_sweep *sw)
@@ -452,27 +502,11 @@ int zc__sweep_setup_traces(zc_sweep *sw)
     int rc;
 
     for (size_t i = 0; i < sw->ntraces; i++) {
-        struct zc__sweep_trace *u = &sw->traces[i];
-        const char *format = u->format ? u->format : sw->format;
-        struct stat st;
-        bool ops;
-        /* (before a read: a FIFO read would wait, and lose what it read) */
-        for (size_t k = 0; k < sw->tpub[i].npaths; k++)
-            if (!stat(u->paths[k], &st) && !S_ISREG(st.st_mode))
-                return zc__sweep_fail(sw, -ZC_EIO,
-                                      "%s: not a regular file: give a file "
-                                      "(the trace is read more than once)",
-                                      u->paths[k]);
-        ops = format && strcmp(format, "auto") ? !strcmp(format, "zct")
-                                               : sniff_ops(u->paths[0]);
-        if (i && ops != sw->tpub[0].is_ops)
-            return zc__sweep_fail(sw, -ZC_EINVAL,
-                                  "%s and %s: op streams (.zct) and traces in "
-                                  "one sweep: their page caches differ (sweep "
-                                  "them apart)",
-                                  sw->traces[0].paths[0], u->paths[0]);
-        sw->tpub[i].is_ops = ops;
-        if ((rc = ops ? setup_ops(sw, i) : setup_trace(sw, i)))
+        if ((rc = zc__sweep_kind(sw, i)))
+            return rc;
+        if (i && sw->tpub[i].is_ops != sw->tpub[0].is_ops)
+            return zc__sweep_mixed(sw, 0, i);
+        if ((rc = sw->tpub[i].is_ops ? setup_ops(sw, i) : setup_trace(sw, i)))
             return rc;
     }
     return 0;

@@ -7,11 +7,18 @@
  * order.  That the inputs are still what they were is checked, not
  * assumed: the fingerprint (the traces, their sizes and modification
  * times, the content sources' files, every job's rows) is kept, and a job
- * or a merge refuses a plan whose fingerprint differs now.  Every file is
+ * or a merge refuses a plan whose fingerprint differs now: a merge all of
+ * it, a job (a sweep made for it alone, zc_sweep_select_job()) the parts
+ * that are its own, the head, its trace and its rows, so that it reads
+ * no other trace and makes no other row.  Every file is
  * written to a temporary name, flushed and renamed (a file of its name is
  * whole), ends with a checksum of every byte before it, and carries the
  * plan's id (the fingerprint's hash with the time it was made), so that
  * rows of an earlier plan in a reused directory are never read.
+ *
+ * The plan also records the adaptive rows' CPU prices, fixed when it is
+ * made (prices.c), with where they came from: its jobs weigh those, not
+ * what their own node would measure, and the merge reports them.
  *
  * Rows are written by the library's field lists (the X-macros), doubles as
  * hex floats, strings with their lengths: read back, a row is the bytes it
@@ -29,7 +36,7 @@
 
 #include "sweep.h"
 
-#define PLAN_MAGIC "zcache-sweep plan 3"
+#define PLAN_MAGIC "zcache-sweep plan 4"
 #define ROWS_MAGIC "zcache-sweep rows 2"
 #define FAILED_MAGIC "zcache-sweep failed job 1"
 #define ARG_MAX_LEN 65536 /* bytes of an argument a plan keeps, with NUL */
@@ -43,6 +50,15 @@ static char *plan_path(const char *dir, const char *name)
     if (p)
         snprintf(p, n, "%s/%s", dir, name);
     return p;
+}
+
+/* Job n of the whole sweep, if this sweep has it (a sweep of one job has
+ * that one), else NULL. */
+static const zc_sweep_job *job_of(const zc_sweep *sw, size_t n)
+{
+    return n >= sw->sel_job && n - sw->sel_job < sw->njobs
+               ? &sw->jobs[n - sw->sel_job]
+               : NULL;
 }
 
 static char *job_path(const char *dir, size_t job, const char *ext)
@@ -93,36 +109,60 @@ static void trace_files(struct zc__text *t, const char *path)
     free(p);
 }
 
-/* What the sweep made, as text: each trace with its files' sizes and
- * modification times, and each job's rows. */
+/* The fingerprint's three parts: what the whole sweep is, each trace
+ * (its files' sizes and modification times, its content source's file),
+ * each job (its rows).  Numbers are the whole sweep's (a sweep of one job
+ * writes its own parts as the whole sweep writes them), and a trace's or
+ * a job's part is its line and the lines after it that start with two
+ * spaces. */
+static void fingerprint_head(const zc_sweep *sw, struct zc__text *t)
+{
+    zc__text_add(t,
+                 "libzcache %s\npage_size %zu\ntraces %zu rows %zu jobs "
+                 "%zu\n",
+                 zc_version(), sw->o.page_size, sw->all_traces, sw->all_rows,
+                 sw->all_jobs);
+}
+
+static void fingerprint_trace(const zc_sweep *sw, struct zc__text *t, size_t i)
+{
+    const zc_sweep_trace *u = &sw->tpub[i];
+    const char *cf = u->is_ops ? NULL : zc_content_file(u->content);
+    struct stat sb;
+
+    zc__text_add(t, "trace %zu %s (%s) content %s\n", i + sw->sel_trace,
+                 u->name, u->read_as, u->is_ops ? "-" : u->content);
+    for (size_t k = 0; k < u->npaths; k++)
+        trace_files(t, u->paths[k]);
+    if (cf && !stat(cf, &sb)) {
+        zc__text_add(t, "  content");
+        file_line(t, cf, &sb);
+    }
+}
+
+static void fingerprint_job(const zc_sweep *sw, struct zc__text *t, size_t w)
+{
+    const zc_sweep_job *j = &sw->jobs[w];
+
+    zc__text_add(t, "job %zu trace %zu kind %d rows %zu+%zu\n", w + sw->sel_job,
+                 j->trace + sw->sel_trace, (int)j->kind,
+                 j->first_row + sw->sel_row, j->nrows);
+    for (size_t i = j->first_row; i < j->first_row + j->nrows; i++)
+        zc__text_add(t, "  row %zu pc %" PRIu64 " spec %s\n", i + sw->sel_row,
+                     sw->rpub[i].page_cache_pages,
+                     sw->rows[i].spec[0] ? sw->rows[i].spec : "off");
+}
+
+/* What the sweep made, as text: the whole of it, or for a sweep of one
+ * job its parts (the head, its trace, its job). */
 static void fingerprint(const zc_sweep *sw, struct zc__text *t)
 {
     zc_sweep_traces(sw, NULL); /* (the views' strings) */
-    zc__text_add(t, "libzcache %s\npage_size %zu\ntraces %zu\n", zc_version(),
-                 sw->o.page_size, sw->ntraces);
-    for (size_t i = 0; i < sw->ntraces; i++) {
-        const zc_sweep_trace *u = &sw->tpub[i];
-        const char *cf = u->is_ops ? NULL : zc_content_file(u->content);
-        struct stat sb;
-        zc__text_add(t, "trace %zu %s (%s) content %s\n", i, u->name,
-                     u->read_as, u->is_ops ? "-" : u->content);
-        for (size_t k = 0; k < u->npaths; k++)
-            trace_files(t, u->paths[k]);
-        if (cf && !stat(cf, &sb)) {
-            zc__text_add(t, "  content");
-            file_line(t, cf, &sb);
-        }
-    }
-    zc__text_add(t, "rows %zu\njobs %zu\n", sw->nrows, sw->njobs);
-    for (size_t w = 0; w < sw->njobs; w++) {
-        const zc_sweep_job *j = &sw->jobs[w];
-        zc__text_add(t, "job %zu trace %zu kind %d rows %zu+%zu\n", w, j->trace,
-                     (int)j->kind, j->first_row, j->nrows);
-        for (size_t i = j->first_row; i < j->first_row + j->nrows; i++)
-            zc__text_add(t, "  row %zu pc %" PRIu64 " spec %s\n", i,
-                         sw->rpub[i].page_cache_pages,
-                         sw->rows[i].spec[0] ? sw->rows[i].spec : "off");
-    }
+    fingerprint_head(sw, t);
+    for (size_t i = 0; i < sw->ntraces; i++)
+        fingerprint_trace(sw, t, i);
+    for (size_t w = 0; w < sw->njobs; w++)
+        fingerprint_job(sw, t, w);
 }
 
 /* ---- writing a plan ----------------------------------------------------- */
@@ -151,6 +191,19 @@ static void manifest(const zc_sweep *sw, struct zc__text *m, uint64_t id,
             mem_max = sw->jobs[w].memory_bytes;
     zc__text_add(m, "  \"jobs\": %zu,\n  \"memory_mb\": %" PRIu64 ",\n",
                  sw->njobs, (mem_max + (1u << 20) - 1) >> 20);
+    /* the adaptive rows' CPU prices, fixed now, and where they came from */
+    zc__text_add(m, "  \"prices_from\": ");
+    zc__text_json(m, sw->prices_from);
+    zc__text_add(m, ",\n  \"prices\": [");
+    for (size_t i = 0, k = 0; i < sw->nrows; i++)
+        if (sw->rpub[i].adaptive)
+            zc__text_add(m,
+                         "%s\n    {\"row\": %zu, \"put_ns\": %" PRIu64
+                         ", \"get_ns\": %" PRIu64 ", \"measured\": %s}",
+                         k++ ? "," : "", i, sw->rpub[i].put_ns,
+                         sw->rpub[i].get_ns,
+                         sw->rpub[i].prices_measured ? "true" : "false");
+    zc__text_add(m, "\n  ],\n");
     zc__text_add(m, "  \"job_list\": [");
     for (size_t w = 0; w < sw->njobs; w++) {
         const zc_sweep_job *j = &sw->jobs[w];
@@ -168,23 +221,50 @@ static void manifest(const zc_sweep *sw, struct zc__text *m, uint64_t id,
     zc__text_add(m, "\n  ]\n}\n");
 }
 
+/* The adaptive rows' CPU prices, as plan.args records them: how many,
+ * where they came from, then "price ROW PUT_NS GET_NS MEASURED" each. */
+static void write_prices(const zc_sweep *sw, struct zc__text *t)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < sw->nrows; i++)
+        n += sw->rpub[i].adaptive;
+    zc__text_add(t, "prices %zu\n", n);
+    zc__text_str(t, "from", n ? sw->prices_from : "");
+    for (size_t i = 0; i < sw->nrows; i++)
+        if (sw->rpub[i].adaptive)
+            zc__text_add(t, "price %zu %" PRIu64 " %" PRIu64 " %d\n", i,
+                         sw->rpub[i].put_ns, sw->rpub[i].get_ns,
+                         sw->rpub[i].prices_measured);
+}
+
+/* 0, or -ZC_EINVAL when dir holds a plan. */
+static int plan_there(zc_sweep *sw, const char *dir)
+{
+    struct stat sb;
+    char *p = plan_path(dir, "plan.args");
+    int there;
+
+    if (!p)
+        return -ZC_ENOMEM;
+    there = !stat(p, &sb);
+    free(p);
+    return there ? zc__sweep_fail(sw, -ZC_EINVAL,
+                                  "--plan %s: holds a plan already (--merge "
+                                  "it, or remove the directory for a new one)",
+                                  dir)
+                 : 0;
+}
+
 /* DIR, DIR/results and DIR/logs, made where missing. */
 static int make_dirs(zc_sweep *sw, const char *dir)
 {
     const char *sub[] = {"results", "logs"};
     struct stat sb;
-    char *p = plan_path(dir, "plan.args");
+    int rc;
 
-    if (!p)
-        return -ZC_ENOMEM;
-    if (!stat(p, &sb)) {
-        free(p);
-        return zc__sweep_fail(sw, -ZC_EINVAL,
-                              "--plan %s: holds a plan already (--merge it, "
-                              "or remove the directory for a new one)",
-                              dir);
-    }
-    free(p);
+    if ((rc = plan_there(sw, dir)))
+        return rc;
     if (mkdir(dir, 0755) && errno != EEXIST)
         return zc__sweep_fail(sw, -ZC_EIO,
                               "--plan %s: cannot make the directory: %s", dir,
@@ -193,7 +273,6 @@ static int make_dirs(zc_sweep *sw, const char *dir)
         return zc__sweep_fail(sw, -ZC_EIO, "--plan %s: not a directory", dir);
     for (int i = 0; i < 2; i++) {
         char *s = plan_path(dir, sub[i]);
-        int rc = 0;
         if (!s)
             return -ZC_ENOMEM;
         if (mkdir(s, 0755) && errno != EEXIST)
@@ -222,6 +301,10 @@ int zc_sweep_plan_write(zc_sweep *sw, const char *dir, const char *const *args,
 
     if (!sw || !sw->prepared || !dir || !cwd || (nargs && !args))
         return -ZC_EINVAL;
+    if (sw->select)
+        return zc__sweep_fail(sw, -ZC_EINVAL, "%s",
+                              "a plan is made of the whole sweep, not of "
+                              "one of its jobs (zc_sweep_select_job())");
     for (size_t i = 0; i < nargs; i++)
         if (!args[i])
             return zc__sweep_fail(sw, -ZC_EINVAL, "argument %zu: NULL", i);
@@ -230,7 +313,9 @@ int zc_sweep_plan_write(zc_sweep *sw, const char *dir, const char *const *args,
                                   "--plan: an argument of %zu bytes (a plan "
                                   "keeps at most %d)",
                                   strlen(args[i]), ARG_MAX_LEN - 1);
-    if ((rc = make_dirs(sw, dir)))
+    /* (refused before the prices are measured, which may take a while) */
+    if ((rc = plan_there(sw, dir)) ||
+        (rc = zc__sweep_fix_prices(sw, NULL, 0)) || (rc = make_dirs(sw, dir)))
         return rc;
     fingerprint(sw, &fp);
     /* the fingerprint's hash with the time it was made */
@@ -245,6 +330,7 @@ int zc_sweep_plan_write(zc_sweep *sw, const char *dir, const char *const *args,
     zc__text_add(&a, "argc %zu\n", nargs);
     for (size_t i = 0; i < nargs; i++)
         zc__text_str(&a, "arg", args[i]);
+    write_prices(sw, &a);
     /* the job count (checked before a job starts), and a checksum of
      * every byte before it: an edited plan is refused */
     zc__text_add(&a, "jobs %zu\n", sw->njobs);
@@ -311,9 +397,48 @@ static int read_args(struct zc__cursor *c, uint64_t nargs, const char *cwd,
     return 0;
 }
 
-int zc_sweep_plan_read(const char *dir, char ***args, size_t *nargs,
-                       const char **cwd, size_t *njobs, uint64_t *plan_id,
-                       char *err, size_t errlen)
+/* The prices a plan recorded (write_prices()). */
+struct recorded {
+    size_t n;
+    struct price {
+        uint64_t row, put_ns, get_ns, measured;
+    } * v;
+    char from[512];
+};
+
+/* plan.args' prices into rec (NULL: read past). */
+static bool read_prices(struct zc__cursor *c, struct recorded *rec)
+{
+    struct price x;
+    char from[512];
+    uint64_t n;
+
+    if (!zc__cur_key(c, "prices") || !zc__cur_u64(c, &n) || !zc__cur_eol(c) ||
+        !zc__cur_str(c, "from", from, sizeof(from)))
+        return false;
+    if (n > ZC_SWEEP_ROWS_MAX)
+        return zc__cur_fail(c, "more prices than a sweep has rows");
+    if (rec) {
+        snprintf(rec->from, sizeof(rec->from), "%s", from);
+        if (!(rec->v = calloc(n ? (size_t)n : 1, sizeof(*rec->v))))
+            return zc__cur_fail(c, "out of memory");
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        if (!zc__cur_key(c, "price") || !zc__cur_u64(c, &x.row) ||
+            !zc__cur_u64(c, &x.put_ns) || !zc__cur_u64(c, &x.get_ns) ||
+            !zc__cur_u64(c, &x.measured) || !zc__cur_eol(c))
+            return false;
+        if (rec)
+            rec->v[rec->n++] = x;
+    }
+    return true;
+}
+
+/* zc_sweep_plan_read(), and the prices it recorded into rec (NULL: none;
+ * rec->v freed by the caller). */
+static int read_plan(const char *dir, char ***args, size_t *nargs,
+                     const char **cwd, size_t *njobs, uint64_t *plan_id,
+                     struct recorded *rec, char *err, size_t errlen)
 {
     char cwd_buf[4096], *p, *text = NULL, ver[64];
     struct zc__cursor c;
@@ -361,8 +486,8 @@ int zc_sweep_plan_read(const char *dir, char ***args, size_t *nargs,
     if ((rc = read_args(&c, n, cwd_buf, args, cwd)) == -ZC_ENOMEM)
         goto out;
     rc = -ZC_EFORMAT;
-    if (!*args || !zc__cur_key(&c, "jobs") || !zc__cur_u64(&c, &jobs) ||
-        !zc__cur_eol(&c))
+    if (!*args || !read_prices(&c, rec) || !zc__cur_key(&c, "jobs") ||
+        !zc__cur_u64(&c, &jobs) || !zc__cur_eol(&c))
         goto bad;
     sum_at = c.p;
     if (!zc__cur_key(&c, "sum") || !zc__cur_hex(&c, &sum))
@@ -395,17 +520,112 @@ out:
     return rc;
 }
 
+int zc_sweep_plan_read(const char *dir, char ***args, size_t *nargs,
+                       const char **cwd, size_t *njobs, uint64_t *plan_id,
+                       char *err, size_t errlen)
+{
+    return read_plan(dir, args, nargs, cwd, njobs, plan_id, NULL, err, errlen);
+}
+
+/* The prices the plan recorded, into the sweep's adaptive rows (a sweep
+ * of one job: its own): each must have one. */
+static int take_prices(zc_sweep *sw, const char *dir,
+                       const struct recorded *rec)
+{
+    for (size_t k = 0; k < rec->n; k++) {
+        const struct price *x = &rec->v[k];
+        size_t i = (size_t)x->row - sw->sel_row;
+        if (x->row < sw->sel_row || x->row - sw->sel_row >= sw->nrows)
+            continue; /* (another job's) */
+        if (!sw->rpub[i].adaptive || !x->put_ns || !x->get_ns)
+            return zc__sweep_fail(sw, -ZC_EFORMAT,
+                                  "%s/plan.args: a price for row %" PRIu64
+                                  ", not an adaptive row's",
+                                  dir, x->row);
+        sw->rpub[i].put_ns = x->put_ns;
+        sw->rpub[i].get_ns = x->get_ns;
+        sw->rpub[i].prices_measured = x->measured != 0;
+    }
+    for (size_t i = 0; i < sw->nrows; i++)
+        if (sw->rpub[i].adaptive && !sw->rpub[i].put_ns)
+            return zc__sweep_fail(sw, -ZC_EFORMAT,
+                                  "%s/plan.args: no price for row %zu", dir,
+                                  i + sw->sel_row);
+    snprintf(sw->prices_from, sizeof(sw->prices_from), "%s", rec->from);
+    return 0;
+}
+
+/* Whether a[0..alen), a part of the saved fingerprint then (at path), is
+ * b[0..blen), what the sweep makes now: 0, or -ZC_EFORMAT naming the
+ * first line that differs. */
+static int same_part(zc_sweep *sw, const char *dir, const char *path,
+                     const char *then, const char *a, size_t alen,
+                     const char *b, size_t blen)
+{
+    size_t at = 0, line = 1;
+
+    for (const char *p = then; p < a; p++)
+        line += *p == '\n';
+    while (at < alen && at < blen && a[at] == b[at])
+        line += a[at++] == '\n';
+    if (at == alen && alen == blen)
+        return 0;
+    while (at && a[at - 1] != '\n')
+        at--;
+    return zc__sweep_fail(sw, -ZC_EFORMAT,
+                          "%s: the sweep is no longer the one planned (its "
+                          "traces or their contents changed since, or the "
+                          "plan's files): %s line %zu was '%.*s', now '%.*s'",
+                          dir, path, line, (int)strcspn(a + at, "\n"),
+                          at < alen ? a + at : "", (int)strcspn(b + at, "\n"),
+                          b + at);
+}
+
+/* The part of the saved fingerprint then[0..len) (NUL-terminated) that a
+ * part of a sweep of one job, now, stands for: the head (the first three
+ * lines), or the part whose first two words are now's ("trace 5 ", "job
+ * 7 ").  Where there is none, the empty part at the end (it differs). */
+static const char *part_of(const char *then, size_t len, const char *now,
+                           bool head, size_t *plen)
+{
+    const char *end = then + len, *p = then, *q;
+    char key[64];
+    size_t k;
+
+    if (head) {
+        for (int n = 0; n < 3 && (q = memchr(p, '\n', (size_t)(end - p))); n++)
+            p = q + 1;
+        *plen = (size_t)(p - then);
+        return then;
+    }
+    k = strcspn(now, " ");
+    k += 1 + strcspn(now + k + 1, " ");
+    snprintf(key, sizeof(key), "\n%.*s ", (int)k, now);
+    if (!(p = strstr(then, key))) {
+        *plen = 0;
+        return end;
+    }
+    /* its line, and those after it that start with two spaces */
+    for (q = ++p; (q = memchr(q, '\n', (size_t)(end - q))) && end - q > 2 &&
+                  q[1] == ' ' && q[2] == ' ';
+         q++)
+        ;
+    *plen = (size_t)((q ? q + 1 : end) - p);
+    return p;
+}
+
 int zc_sweep_plan_check(zc_sweep *sw, const char *dir, uint64_t plan_id)
 {
-    struct zc__text now = {0};
+    struct zc__text now[3] = {{0}};
     char *p, *then = NULL;
     const char *why;
-    size_t len, line = 1, at = 0;
+    size_t len;
     int rc;
 
     char **args, msg[2048];
     const char *cwd;
     size_t nargs, njobs;
+    struct recorded rec = {0};
     uint64_t id;
 
     if (!sw || !dir || !sw->prepared)
@@ -413,49 +633,59 @@ int zc_sweep_plan_check(zc_sweep *sw, const char *dir, uint64_t plan_id)
     if (!(p = plan_path(dir, "fingerprint")))
         return -ZC_ENOMEM;
     /* the plan that is there, and no other (its jobs' files carry its id) */
-    if ((rc = zc_sweep_plan_read(dir, &args, &nargs, &cwd, &njobs, &id, msg,
-                                 sizeof(msg)))) {
+    if ((rc = read_plan(dir, &args, &nargs, &cwd, &njobs, &id, &rec, msg,
+                        sizeof(msg)))) {
         free(p);
+        free(rec.v);
         return zc__sweep_fail(sw, rc, "%s", msg);
     }
     free(args);
-    if (id != plan_id || njobs != sw->njobs) {
+    if (id != plan_id || njobs != sw->all_jobs) {
         free(p);
+        free(rec.v);
         return zc__sweep_fail(sw, -ZC_EFORMAT,
                               "%s: the plan there is %016" PRIx64
                               " of %zu jobs, not %016" PRIx64
                               " of %zu: make the sweep from its own "
                               "arguments",
-                              dir, id, njobs, plan_id, sw->njobs);
+                              dir, id, njobs, plan_id, sw->all_jobs);
     }
     sw->plan_id = plan_id;
     if ((rc = zc__read_all(p, &then, &len, &why))) {
         rc = zc__sweep_fail(sw, rc == -ZC_ENOMEM ? rc : -ZC_EFORMAT, "%s: %s",
                             p, why);
         free(p);
+        free(rec.v);
         return rc;
     }
-    fingerprint(sw, &now);
-    if (now.oom) {
-        rc = -ZC_ENOMEM;
-        goto out;
+    /* the whole of it; a sweep of one job, its parts (the others are
+     * the other jobs': the merge checks them) */
+    zc_sweep_traces(sw, NULL);
+    if (!sw->select) {
+        fingerprint(sw, &now[0]);
+    } else {
+        fingerprint_head(sw, &now[0]);
+        fingerprint_trace(sw, &now[1], 0);
+        fingerprint_job(sw, &now[2], 0);
     }
-    while (at < len && at < now.len && then[at] == now.s[at])
-        line += then[at++] == '\n';
-    if (at != len || len != now.len) {
-        char *a = then + at, *b = now.s + at;
-        while (a > then && a[-1] != '\n')
-            a--, b--;
-        rc = zc__sweep_fail(sw, -ZC_EFORMAT,
-                            "%s: the sweep is no longer the one planned (its "
-                            "traces or their contents changed since, or the "
-                            "plan's files): %s line %zu was '%.*s', now '%.*s'",
-                            dir, p, line, (int)strcspn(a, "\n"), a,
-                            (int)strcspn(b, "\n"), b);
+    for (int k = 0; k < 3 && !rc; k++) {
+        const char *a = then;
+        size_t alen = len;
+        if (now[k].oom)
+            rc = -ZC_ENOMEM;
+        else if (sw->select)
+            a = part_of(then, len, now[k].s, k == 0, &alen);
+        if (!rc && (k == 0 || sw->select))
+            rc = same_part(sw, dir, p, then, a, alen, now[k].s ? now[k].s : "",
+                           now[k].len);
     }
-out:
+    /* the sweep is the one planned: its adaptive rows weigh its prices */
+    if (!rc)
+        rc = take_prices(sw, dir, &rec);
+    for (int k = 0; k < 3; k++)
+        free(now[k].s);
+    free(rec.v);
     free(then);
-    free(now.s);
     free(p);
     return rc;
 }
@@ -470,7 +700,8 @@ static void write_row(const zc_sweep *sw, struct zc__text *t, size_t i)
     zc__text_add(t,
                  "row %zu\nrc %d\ncap_bytes %" PRIu64 "\nhave_zs %d\n"
                  "mrc_hits %" PRIu64 "\n",
-                 i, -r->rc, r->capacity_bytes, r->have_zs, r->mrc_hits);
+                 i + sw->sel_row, -r->rc, r->capacity_bytes, r->have_zs,
+                 r->mrc_hits);
     zc__text_str(t, "config", x->config);
     zc__text_str(t, "compressor", x->compressor);
     zc__text_str(t, "err", x->err);
@@ -538,7 +769,7 @@ static bool read_row(zc_sweep *sw, struct zc__cursor *c, size_t i)
 
     if (!zc__cur_key(c, "row") || !zc__cur_u64(c, &v) || !zc__cur_eol(c))
         return false;
-    if (v != i)
+    if (v != i + sw->sel_row)
         return zc__cur_fail(c, "not the row this job makes");
     if (!zc__cur_key(c, "rc") || !zc__cur_u64(c, &rc) || !zc__cur_eol(c) ||
         !zc__cur_key(c, "cap_bytes") || !zc__cur_u64(c, &r->capacity_bytes) ||
@@ -619,16 +850,15 @@ int zc_sweep_plan_save_job(zc_sweep *sw, const char *dir, size_t n)
     char msg[1400] = "";
     int rc = 0, failed = 0;
 
-    if (!sw || !dir || n >= sw->njobs)
+    if (!sw || !dir || !(j = job_of(sw, n)))
         return -ZC_EINVAL;
-    j = &sw->jobs[n];
     u = &sw->tpub[j->trace];
     for (size_t i = j->first_row; i < j->first_row + j->nrows; i++)
         if (sw->rpub[i].rc == -ZC_ECANCELED)
             return zc__sweep_fail(sw, -ZC_EINVAL,
                                   "job %zu: row %zu did not run to its end "
                                   "(%s): nothing saved",
-                                  n, i, sw->rows[i].err);
+                                  n, i + sw->sel_row, sw->rows[i].err);
     for (size_t i = j->first_row; i < j->first_row + j->nrows; i++)
         if (sw->rpub[i].rc && !failed) {
             failed = 1;
@@ -643,7 +873,7 @@ int zc_sweep_plan_save_job(zc_sweep *sw, const char *dir, size_t n)
     }
     zc__text_add(&t,
                  ROWS_MAGIC "\nplan %016" PRIx64 "\njob %zu\nrows %zu %zu\n",
-                 sw->plan_id, n, j->first_row, j->nrows);
+                 sw->plan_id, n, j->first_row + sw->sel_row, j->nrows);
     for (size_t i = j->first_row; i < j->first_row + j->nrows; i++)
         write_row(sw, &t, i);
     if (j->curve) {
@@ -727,7 +957,7 @@ static bool read_curve(zc_sweep *sw, struct zc__cursor *c,
 static bool read_job(zc_sweep *sw, struct zc__cursor *c, size_t n,
                      const char *text)
 {
-    const zc_sweep_job *j = &sw->jobs[n];
+    const zc_sweep_job *j = job_of(sw, n);
     uint64_t id, job, first, cnt, sum;
     const char *end_at;
 
@@ -741,7 +971,7 @@ static bool read_job(zc_sweep *sw, struct zc__cursor *c, size_t n,
         !zc__cur_eol(c) || !zc__cur_key(c, "rows") || !zc__cur_u64(c, &first) ||
         !zc__cur_u64(c, &cnt) || !zc__cur_eol(c))
         return false;
-    if (job != n || first != j->first_row || cnt != j->nrows)
+    if (job != n || first != j->first_row + sw->sel_row || cnt != j->nrows)
         return zc__cur_fail(c, "not the rows of this job");
     for (size_t i = j->first_row; i < j->first_row + j->nrows; i++)
         if (!read_row(sw, c, i))
@@ -766,7 +996,7 @@ int zc_sweep_plan_load_job(zc_sweep *sw, const char *dir, size_t n)
     size_t len;
     int rc;
 
-    if (!sw || !dir || n >= sw->njobs)
+    if (!sw || !dir || !job_of(sw, n))
         return -ZC_EINVAL;
     if (!(p = job_path(dir, n, "rows")))
         return -ZC_ENOMEM;

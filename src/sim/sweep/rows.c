@@ -12,6 +12,13 @@
  * into what runs alone: a static row group of one page-cache size, an
  * adaptive row, an op stream's rows.
  *
+ * Every trace makes the same rows and jobs (they depend on the lists
+ * alone), so a sweep made for one job (zc_sweep_select_job(): a plan's
+ * job, run on its own) finds where the job is by counting one trace's
+ * rows, then makes that trace's rows at the job's positions and no
+ * other: a job of a plan of 10,000 traces makes its own few rows, not
+ * the plan's.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <errno.h>
@@ -64,12 +71,20 @@ static int name_row(zc_sweep *sw, struct zc__sweep_row *r, const char *cap,
 static int add_row(zc_sweep *sw, uint64_t pc, bool ops, const char *cap,
                    const int *pick, double share)
 {
-    struct zc__sweep_row *r = &sw->rows[sw->nrows];
-    zc_sweep_row *p = &sw->rpub[sw->nrows];
+    struct zc__sweep_row *r;
+    zc_sweep_row *p;
+    size_t at = sw->pos++;
     int rc;
 
+    /* every row is counted, and its page cache kept for the jobs; only
+     * the rows asked for are made */
+    sw->shape[at] = pc;
+    if (at < sw->make_lo || at >= sw->make_hi)
+        return 0;
     if (sw->nrows == sw->maxrows) /* counted before: a bug */
         return zc__sweep_fail(sw, -ZC_ECORRUPT, "%s", "more rows than counted");
+    r = &sw->rows[sw->nrows];
+    p = &sw->rpub[sw->nrows];
     sw->nrows++;
     p->trace = sw->making;
     p->page_cache_pages = pc;
@@ -231,24 +246,28 @@ static const char *cap_of(const char *s)
     return zc_parse_size(s, &v) >= 0 && v ? s : NULL;
 }
 
-/* The rows of trace u. */
+/* The rows of trace u (those at positions make_lo to make_hi - 1 made);
+ * static_end: the position of its first adaptive row. */
 static int add_trace_rows(zc_sweep *sw, size_t u)
 {
     zc_sweep_trace *t = &sw->tpub[u];
     int rc = 0;
 
     sw->making = u;
+    sw->pos = 0;
     t->first_row = sw->nrows;
     if (sw->share_list && (rc = add_split_rows(sw)))
         return rc;
     if (sw->memory) {
         t->nstatic = sw->nrows - t->first_row;
+        sw->static_end = sw->pos;
         if (sw->o.adaptive && (rc = add_adaptive_rows(sw)))
             return rc;
     } else if (t->is_ops) {
         for (size_t c = 0; c < sw->ncap && !rc; c++)
             rc = add_rows(sw, 0, true, cap_of(sw->caps[c]), 0);
         t->nstatic = sw->nrows - t->first_row;
+        sw->static_end = sw->pos;
     } else {
         for (size_t p = 0; p < sw->npc && !rc; p++) {
             uint64_t pc;
@@ -264,12 +283,14 @@ static int add_trace_rows(zc_sweep *sw, size_t u)
                 rc = add_rows(sw, pc, false, cap_of(sw->caps[c]), 0);
         }
         t->nstatic = sw->nrows - t->first_row;
+        sw->static_end = sw->pos;
     }
     t->nrows = sw->nrows - t->first_row;
     return rc;
 }
 
-/* A bound on the memory job j takes, in bytes (zc_sweep_job). */
+/* A bound on the memory job j takes, in bytes (zc_sweep_job): the same
+ * in the whole sweep and in a sweep of the job alone. */
 static uint64_t job_memory(const zc_sweep *sw, const zc_sweep_job *j)
 {
     uint64_t b = 128ull << 20, caps = 0;
@@ -283,41 +304,124 @@ static uint64_t job_memory(const zc_sweep *sw, const zc_sweep_job *j)
         b += sw->rpub[j->first_row].page_cache_pages * 256;
     if (zc)
         b += sw->o.memo_bytes;
-    /* every job makes every row of the plan (about 3.5 KiB each) */
-    b += (uint64_t)sw->nrows * 4096 +
-         (uint64_t)sw->ntraces * sizeof(struct zc__sweep_trace);
+    /* its own rows (about 3.5 KiB each), and every trace of the
+     * collection named (a job makes only its own rows) */
+    b += (uint64_t)j->nrows * 4096 +
+         (uint64_t)sw->all_traces * (sizeof(struct zc__sweep_trace) + 512);
     return b + caps;
 }
 
-/* The jobs: a trace's static rows by page-cache size (a group: one model
- * pass), each adaptive row alone, an op stream's rows together. */
-static int make_jobs(zc_sweep *sw)
+/* The jobs of a trace whose rows (positions 0 to sw->pos - 1, the first
+ * static_end static) have the page caches shape[]: a static group by
+ * page-cache size (one model pass), each adaptive row alone, an op
+ * stream's rows together.  Into out[] from its trace u's row first
+ * (positions added); the count.  out NULL: counted only. */
+static size_t trace_jobs(const zc_sweep *sw, bool ops, size_t u, size_t first,
+                         zc_sweep_job *out)
 {
-    if (!(sw->jobs = calloc(sw->nrows ? sw->nrows : 1, sizeof(*sw->jobs))))
-        return -ZC_ENOMEM;
-    for (size_t u = 0; u < sw->ntraces; u++) {
-        const zc_sweep_trace *t = &sw->tpub[u];
-        size_t first = sw->njobs, end = t->first_row + t->nstatic;
-        if (t->is_ops && t->nrows)
-            sw->jobs[sw->njobs++] =
-                (zc_sweep_job){ZC_SWEEP_OPS, u, t->first_row, t->nrows, 0, 0};
-        for (size_t i = t->first_row; !t->is_ops && i < end;) {
-            size_t n = 1;
-            while (i + n < end && sw->rpub[i + n].page_cache_pages ==
-                                      sw->rpub[i].page_cache_pages)
-                n++;
-            sw->jobs[sw->njobs++] =
-                (zc_sweep_job){ZC_SWEEP_GROUP, u, i, n, 0, 0};
-            i += n;
-        }
-        for (size_t i = end; i < t->first_row + t->nrows; i++)
-            sw->jobs[sw->njobs++] =
-                (zc_sweep_job){ZC_SWEEP_ADAPTIVE, u, i, 1, 0, 0};
-        if (sw->njobs > first)
-            sw->jobs[first].curve = true;
+    size_t n = 0, end = sw->static_end;
+
+    if (ops && sw->pos) {
+        if (out)
+            out[n] = (zc_sweep_job){ZC_SWEEP_OPS, u, first, sw->pos, 0, 0};
+        n++;
     }
-    for (size_t j = 0; j < sw->njobs; j++)
-        sw->jobs[j].memory_bytes = job_memory(sw, &sw->jobs[j]);
+    for (size_t i = 0; !ops && i < end;) {
+        size_t k = 1;
+        while (i + k < end && sw->shape[i + k] == sw->shape[i])
+            k++;
+        if (out)
+            out[n] = (zc_sweep_job){ZC_SWEEP_GROUP, u, first + i, k, 0, 0};
+        n++;
+        i += k;
+    }
+    for (size_t i = end; i < sw->pos; i++, n++)
+        if (out)
+            out[n] = (zc_sweep_job){ZC_SWEEP_ADAPTIVE, u, first + i, 1, 0, 0};
+    if (n && out)
+        out[0].curve = true; /* the trace's first job takes the curve */
+    return n;
+}
+
+/* The adaptive options the rows share: all of M, and the sweep's prices
+ * where --adapt sets none. */
+static int adapt_options(zc_sweep *sw)
+{
+    if (!sw->o.adaptive)
+        return 0;
+    if (sw->memory_bytes > ZC_CAPACITY_MAX)
+        return zc__sweep_fail(sw, -ZC_EINVAL,
+                              "--memory %s --adaptive: the zcache is made "
+                              "for all of M, and the library's largest is "
+                              "%zu bytes (15 GiB)",
+                              sw->memory, (size_t)ZC_CAPACITY_MAX);
+    if (!sw->nctl)
+        sw->ctl[sw->nctl++] = sw->o.adapt.controller;
+    sw->o.adapt.memory_bytes = sw->memory_bytes;
+    if (!sw->o.adapt.disk_ns)
+        sw->o.adapt.disk_ns = sw->o.prices.disk_ns;
+    if (!sw->o.adapt.put_ns)
+        sw->o.adapt.put_ns = sw->o.prices.put_ns;
+    if (!sw->o.adapt.get_ns)
+        sw->o.adapt.get_ns = sw->o.prices.get_ns;
+    return 0;
+}
+
+/* The rows each trace makes (every trace makes as many), checked against
+ * the limit for all of them; shape[] made for them. */
+static int rows_per_trace(zc_sweep *sw, uint64_t *per)
+{
+    uint64_t n;
+    int rc;
+
+    if ((rc = adapt_options(sw)) || (rc = count_rows(sw, per)))
+        return rc;
+    /* at most MAX_TRACES traces: per * n does not wrap */
+    n = *per > MAX_ROWS ? *per : *per * sw->ntraces;
+    if (n > MAX_ROWS)
+        return zc__sweep_fail(sw, -ZC_EINVAL,
+                              "%" PRIu64 " rows (the cross product of the "
+                              "lists%s): more than a sweep's limit, %d",
+                              n, sw->ntraces > 1 ? ", for every trace" : "",
+                              MAX_ROWS);
+    if (!(sw->shape = calloc(*per ? (size_t)*per : 1, sizeof(*sw->shape))))
+        return -ZC_ENOMEM;
+    return 0;
+}
+
+int zc__sweep_find_job(zc_sweep *sw)
+{
+    zc_sweep_job *tj;
+    uint64_t per;
+    size_t jpt, k;
+    int rc;
+
+    sw->all_traces = sw->ntraces;
+    if ((rc = rows_per_trace(sw, &per)))
+        return rc;
+    /* the jobs of one trace, counted: every trace's are alike */
+    sw->make_lo = sw->make_hi = 0;
+    if ((rc = add_trace_rows(sw, 0)))
+        return rc;
+    jpt = trace_jobs(sw, sw->tpub[0].is_ops, 0, 0, NULL);
+    sw->all_rows = (size_t)per * sw->ntraces;
+    sw->all_jobs = jpt * sw->ntraces;
+    if (!sw->all_jobs)
+        return zc__sweep_fail(sw, -ZC_EINVAL, "job %zu: the sweep has none",
+                              sw->sel_job);
+    if (sw->sel_job >= sw->all_jobs)
+        return zc__sweep_fail(sw, -ZC_EINVAL,
+                              "job %zu: the sweep has jobs 0 to %zu",
+                              sw->sel_job, sw->all_jobs - 1);
+    if (!(tj = calloc(jpt, sizeof(*tj))))
+        return -ZC_ENOMEM;
+    trace_jobs(sw, sw->tpub[0].is_ops, 0, 0, tj);
+    k = sw->sel_job % jpt;
+    sw->sel_trace = sw->sel_job / jpt;
+    sw->sel_row = sw->sel_trace * (size_t)per + tj[k].first_row;
+    sw->make_lo = tj[k].first_row;
+    sw->make_hi = tj[k].first_row + tj[k].nrows;
+    free(tj);
     return 0;
 }
 
@@ -326,40 +430,46 @@ int zc__sweep_make_rows(zc_sweep *sw)
     uint64_t per, n;
     int rc;
 
-    if (sw->o.adaptive) {
-        if (sw->memory_bytes > ZC_CAPACITY_MAX)
-            return zc__sweep_fail(sw, -ZC_EINVAL,
-                                  "--memory %s --adaptive: the zcache is made "
-                                  "for all of M, and the library's largest is "
-                                  "%zu bytes (15 GiB)",
-                                  sw->memory, (size_t)ZC_CAPACITY_MAX);
-        if (!sw->nctl)
-            sw->ctl[sw->nctl++] = sw->o.adapt.controller;
-        sw->o.adapt.memory_bytes = sw->memory_bytes;
-        if (!sw->o.adapt.disk_ns)
-            sw->o.adapt.disk_ns = sw->o.prices.disk_ns;
-        if (!sw->o.adapt.put_ns)
-            sw->o.adapt.put_ns = sw->o.prices.put_ns;
-        if (!sw->o.adapt.get_ns)
-            sw->o.adapt.get_ns = sw->o.prices.get_ns;
+    if (!sw->select) {
+        sw->all_traces = sw->ntraces;
+        if ((rc = rows_per_trace(sw, &per)))
+            return rc;
+        sw->make_lo = 0;
+        sw->make_hi = SIZE_MAX;
+    } else {
+        per = sw->make_hi - sw->make_lo; /* (zc__sweep_find_job()'s) */
     }
-    if ((rc = count_rows(sw, &per)))
-        return rc;
-    /* at most MAX_TRACES traces: per * n does not wrap */
-    n = per > MAX_ROWS ? per : per * sw->ntraces;
-    if (n > MAX_ROWS)
-        return zc__sweep_fail(sw, -ZC_EINVAL,
-                              "%" PRIu64 " rows (the cross product of the "
-                              "lists%s): more than a sweep's limit, %d",
-                              n, sw->ntraces > 1 ? ", for every trace" : "",
-                              MAX_ROWS);
+    n = per * sw->ntraces;
     sw->rows = calloc(n ? (size_t)n : 1, sizeof(*sw->rows));
     sw->rpub = calloc(n ? (size_t)n : 1, sizeof(*sw->rpub));
-    if (!sw->rows || !sw->rpub)
+    sw->jobs = calloc(n ? (size_t)n : 1, sizeof(*sw->jobs));
+    if (!sw->rows || !sw->rpub || !sw->jobs)
         return -ZC_ENOMEM;
     sw->maxrows = (size_t)n;
-    for (size_t u = 0; u < sw->ntraces; u++)
+    for (size_t u = 0; u < sw->ntraces; u++) {
+        size_t first = sw->nrows;
         if ((rc = add_trace_rows(sw, u)))
             return rc;
-    return make_jobs(sw);
+        if (!sw->select) {
+            sw->njobs += trace_jobs(sw, sw->tpub[u].is_ops, u, first,
+                                    sw->jobs + sw->njobs);
+            continue;
+        }
+        /* the job alone: its rows, from 0; the curve if it is its
+         * trace's first */
+        sw->jobs[0] = (zc_sweep_job){
+            .kind = sw->tpub[0].is_ops              ? ZC_SWEEP_OPS
+                    : sw->make_lo >= sw->static_end ? ZC_SWEEP_ADAPTIVE
+                                                    : ZC_SWEEP_GROUP,
+            .nrows = sw->nrows,
+            .curve = sw->sel_job % (sw->all_jobs / sw->all_traces) == 0};
+        sw->njobs = 1;
+    }
+    if (!sw->select) {
+        sw->all_rows = sw->nrows;
+        sw->all_jobs = sw->njobs;
+    }
+    for (size_t j = 0; j < sw->njobs; j++)
+        sw->jobs[j].memory_bytes = job_memory(sw, &sw->jobs[j]);
+    return 0;
 }

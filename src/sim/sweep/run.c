@@ -9,8 +9,8 @@
  * session also feeds the LRU curve (zc_mrc), whose hits at the row's size
  * must equal the model's when the model is exact LRU.  An adaptive row
  * runs a session of its own with the controller (no memo: its CPU is its
- * own), an op stream's row a session of the stream into its cache; those
- * run a row a thread.
+ * own; its CPU prices fixed before any row ran, prices.c), an op stream's
+ * row a session of the stream into its cache; those run a row a thread.
  *
  * What fails for one row (its zcache cannot be made, its player failed)
  * is the row's; what fails for the group's pass (the trace, its content)
@@ -87,15 +87,15 @@ static void job_done(zc_sweep *sw)
 /* ---- sessions ----------------------------------------------------------- */
 
 /* A session of trace u, as the sweep opens it (content when needed). */
-static int open_session(zc_sweep *sw, size_t u, bool need_content,
-                        zc_session **s, char *err, size_t errlen)
+int zc__sweep_open_session(zc_sweep *sw, size_t u, bool need_content,
+                           zc_session **s, char *err, size_t errlen)
 {
     const struct zc__sweep_trace *t = &sw->traces[u];
     zc_session_options so = {0};
 
     so.format = sw->tpub[u].is_ops ? "zct" : t->format ? t->format : sw->format;
     so.page_size = sw->o.page_size;
-    so.content = sw->tpub[u].is_ops ? NULL : t->content_buf;
+    so.content = sw->tpub[u].is_ops ? NULL : t->used;
     so.no_content = !need_content;
     so.model = sw->model;
     so.read_ahead_set = sw->o.read_ahead_set;
@@ -218,7 +218,8 @@ static int run_group(zc_sweep *sw, size_t job)
         rc = zc__sweep_fail(sw, rc, "%s", zc_strerror(rc));
         goto out;
     }
-    if ((rc = open_session(sw, j->trace, need_content, &s, err, sizeof(err)))) {
+    if ((rc = zc__sweep_open_session(sw, j->trace, need_content, &s, err,
+                                     sizeof(err)))) {
         rc = zc__sweep_fail(sw, rc, "%s", err);
         goto out;
     }
@@ -285,6 +286,8 @@ static void run_adaptive(zc_sweep *sw, size_t job)
     int rc;
 
     ao.controller = sw->rpub[i].controller;
+    ao.put_ns = sw->rpub[i].put_ns; /* (fixed before any row ran) */
+    ao.get_ns = sw->rpub[i].get_ns;
     row_start(sw, i);
     if (open_cache(sw, i, false, &zc))
         return;
@@ -292,7 +295,8 @@ static void run_adaptive(zc_sweep *sw, size_t job)
         row_failed(sw, i, rc, NULL);
         goto out;
     }
-    if ((rc = open_session(sw, j->trace, true, &s, err, sizeof(err)))) {
+    if ((rc = zc__sweep_open_session(sw, j->trace, true, &s, err,
+                                     sizeof(err)))) {
         row_failed(sw, i, rc, err);
         goto out;
     }
@@ -342,7 +346,8 @@ static void run_ops_row(zc_sweep *sw, size_t job, size_t i)
     row_start(sw, i);
     if (open_cache(sw, i, false, &r->zc))
         return;
-    if ((rc = open_session(sw, j->trace, false, &s, err, sizeof(err)))) {
+    if ((rc = zc__sweep_open_session(sw, j->trace, false, &s, err,
+                                     sizeof(err)))) {
         row_failed(sw, i, rc, err);
         row_finish(sw, i);
         return;
@@ -501,7 +506,9 @@ int zc_sweep_run(zc_sweep *sw, const size_t *jobs, size_t n,
     sw->progress = fn;
     sw->progress_ctx = ctx;
     sw->jobs_done = 0;
-    rc = zc__sweep_run_jobs(sw, jobs, n);
+    /* the controllers' prices, before any row runs */
+    if (!(rc = zc__sweep_fix_prices(sw, jobs, n)))
+        rc = zc__sweep_run_jobs(sw, jobs, n);
     free(all);
     return rc;
 }

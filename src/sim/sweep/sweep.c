@@ -411,6 +411,32 @@ static int split_lists(zc_sweep *sw)
     return 0;
 }
 
+int zc_sweep_select_job(zc_sweep *sw, size_t n)
+{
+    if (!sw || sw->prepared || sw->prepare_failed)
+        return -ZC_EINVAL;
+    sw->select = true;
+    sw->sel_job = n;
+    return 0;
+}
+
+/* A sweep of one job: where the job is (counted on the first trace, whose
+ * kind every trace shares), then its trace alone kept and settled. */
+static int settle_job_trace(zc_sweep *sw)
+{
+    int rc;
+
+    if ((rc = zc__sweep_kind(sw, 0)) || (rc = split_lists(sw)) ||
+        (rc = zc__sweep_find_job(sw)))
+        return rc;
+    if (sw->sel_trace && (rc = zc__sweep_kind(sw, sw->sel_trace)))
+        return rc;
+    if (sw->tpub[sw->sel_trace].is_ops != sw->tpub[0].is_ops)
+        return zc__sweep_mixed(sw, 0, sw->sel_trace);
+    zc__sweep_keep_trace(sw, sw->sel_trace);
+    return zc__sweep_setup_traces(sw);
+}
+
 int zc_sweep_prepare(zc_sweep *sw)
 {
     int rc;
@@ -426,9 +452,16 @@ int zc_sweep_prepare(zc_sweep *sw)
         return zc__sweep_fail(sw, -ZC_EINVAL, "%s", "no trace given");
     if (sw->o.join && sw->ntraces > 1 && (rc = zc__sweep_join(sw)))
         return rc;
-    if ((rc = zc__sweep_setup_traces(sw)) || (rc = split_lists(sw)) ||
-        (rc = zc__sweep_make_rows(sw)))
+    if (sw->select)
+        rc = settle_job_trace(sw);
+    else if (!(rc = zc__sweep_setup_traces(sw)))
+        rc = split_lists(sw);
+    if (rc || (rc = zc__sweep_make_rows(sw)))
         return rc;
+    for (size_t i = 0; i < sw->ntraces; i++)
+        if (!(sw->traces[i].curve_hits =
+                  calloc(sw->nmrc ? sw->nmrc : 1, sizeof(uint64_t))))
+            return -ZC_ENOMEM;
     if (sw->o.memo_bytes && zc_memo_create((size_t)sw->o.memo_bytes, &sw->memo))
         return zc__sweep_fail(sw, -ZC_ENOMEM, "%s", "out of memory");
     sw->prepared = true;
@@ -448,7 +481,7 @@ const zc_sweep_trace *zc_sweep_traces(const zc_sweep *sw, size_t *n)
         t->name = u->name;
         t->paths = (const char *const *)u->paths;
         t->read_as = u->read_as ? u->read_as : "";
-        t->content = u->content_buf;
+        t->content = u->used ? u->used : "";
         t->curve_hits = u->curve_hits;
     }
     return sw ? sw->tpub : NULL;
@@ -530,6 +563,7 @@ void zc_sweep_destroy(zc_sweep *sw)
     free(sw->rows);
     free(sw->rpub);
     free(sw->jobs);
+    free(sw->shape);
     zc_memo_destroy(sw->memo);
     free(sw->format);
     free(sw->content);

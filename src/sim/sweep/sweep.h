@@ -9,8 +9,9 @@
  *   run.c     running jobs: a group through one session and a fan-out, an
  *             adaptive row through a session of its own, an op stream's
  *             rows a session each; the worker threads
+ *   prices.c  the adaptive rows' CPU prices, fixed before any row runs
  *   plan.c    a sweep as a plan of jobs in a directory: the fingerprint,
- *             each job's rows written atomically, the merge
+ *             the prices, each job's rows written atomically, the merge
  *   text.c    a growing text and a cursor over one, for plan.c
  *
  * Data layout: rows[0..nrows) holds every row, trace by trace (a trace's
@@ -36,12 +37,13 @@
 #define ZC__SWEEP_MAX_SETS 8
 
 /* A trace of the collection: the strings its public view (tpub[], the
- * same index) points at. */
+ * same index) points at.  Small until it is settled (a job's sweep holds
+ * every trace of a large collection, and settles one). */
 struct zc__sweep_trace {
     char **paths; /* owned */
     char *name, *format, *content, *origin, *read_as;
-    char content_buf[4096];
-    uint64_t curve_hits[ZC__SWEEP_MAX_LIST];
+    char *used;           /* the content source settled on (owned) */
+    uint64_t *curve_hits; /* [nmrc] (owned), once prepared */
 };
 
 /* A row: the strings its public view (rpub[], the same index) points at,
@@ -89,13 +91,25 @@ struct zc_sweep {
     zc_sweep_job *jobs;
     size_t njobs;
     size_t making; /* the trace whose rows are being made */
+    /* Making a trace's rows: pos counts them, shape[] keeps each one's
+     * page cache (the jobs are cut from it), and only those at positions
+     * make_lo to make_hi - 1 are made. */
+    size_t pos, make_lo, make_hi, static_end;
+    uint64_t *shape;
+    /* A sweep made for one job of the whole (zc_sweep_select_job()):
+     * its trace, rows and job are numbered from 0 here, and from these
+     * in the whole sweep (0 in a whole sweep); the whole's counts. */
+    bool select;
+    size_t sel_job, sel_trace, sel_row;
+    size_t all_traces, all_rows, all_jobs;
     /* running */
     zc_memo *memo;
     pthread_mutex_t lock;
     zc_sweep_progress progress;
     void *progress_ctx;
     size_t jobs_done;
-    uint64_t plan_id; /* the plan this sweep runs or merges (plan.c) */
+    uint64_t plan_id;      /* the plan this sweep runs or merges (plan.c) */
+    char prices_from[512]; /* where the adaptive rows' prices came from */
     char err[2048];
 };
 
@@ -110,17 +124,33 @@ char *zc__sweep_dup(const char *s, bool *oom);
 int zc__sweep_size_arg(zc_sweep *sw, const char *s, bool pages,
                        const char *what, uint64_t *v);
 
-/* collect.c: --join's one trace of all; each trace opened and checked; a
+/* collect.c: --join's one trace of all; whether trace u is an op stream
+ * (tpub[u].is_ops: by its format, else its first bytes; 0 or -ZC_EIO);
+ * the refusal of traces a and b in one sweep, one an op stream; trace u
+ * alone kept (the others freed); each trace opened and checked; a
  * trace's strings freed */
 int zc__sweep_join(zc_sweep *sw);
+int zc__sweep_kind(zc_sweep *sw, size_t u);
+int zc__sweep_mixed(zc_sweep *sw, size_t a, size_t b);
+void zc__sweep_keep_trace(zc_sweep *sw, size_t u);
 int zc__sweep_setup_traces(zc_sweep *sw);
 void zc__sweep_trace_free(struct zc__sweep_trace *u, size_t npaths);
 
-/* rows.c: the rows of every trace, and their jobs */
+/* rows.c: the rows of every trace, and their jobs; for a sweep of one
+ * job, where it is in the whole (its trace, the positions of its rows:
+ * before the trace is settled), then its rows */
 int zc__sweep_make_rows(zc_sweep *sw);
+int zc__sweep_find_job(zc_sweep *sw);
 
-/* run.c */
+/* run.c: jobs[0..n) run; a session of trace u as the sweep opens it */
 int zc__sweep_run_jobs(zc_sweep *sw, const size_t *jobs, size_t n);
+int zc__sweep_open_session(zc_sweep *sw, size_t u, bool need_content,
+                           zc_session **s, char *err, size_t errlen);
+
+/* prices.c: the CPU prices of the adaptive rows of jobs[0..n) (NULL: of
+ * every job) fixed where they are not: 0, or the -ZC_E* code of a trace
+ * that could not be measured, with the message */
+int zc__sweep_fix_prices(zc_sweep *sw, const size_t *jobs, size_t n);
 
 /* ---- text.c: a growing text, and a cursor over one ---- */
 
