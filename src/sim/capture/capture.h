@@ -325,4 +325,19 @@ int zc__cap_close_outputs(struct zc__cap *c);
  * remove the regular files the conversion opened. */
 void zc__cap_abandon_outputs(struct zc__cap *c);
 
+/* ---- what the tables cost (pagecache.c) ---- */
+
+/* The work and the room of a conversion's tables, counted for tests that
+ * bound them in operations and entries rather than in seconds or bytes
+ * of RSS.  Per thread (a conversion runs on its caller's thread), summed
+ * or maximised over the conversions since a test zeroed it; nothing
+ * reads it but the tests. */
+struct zc__cap_cost {
+    uint64_t page_lookups; /* lookups of the held pages' table */
+    uint64_t page_probes;  /* the slots those lookups visited */
+    uint64_t page_slots;   /* the held pages' table's most slots */
+    uint64_t tasks;        /* task records made */
+};
+extern _Thread_local struct zc__cap_cost zc__cap_cost;
+
 #endif
