@@ -281,6 +281,8 @@ int zc__cap_folio(struct zc__cap *c, bool add, uint32_t sdev, uint64_t ino,
             c->resident = 0;
         }
     }
+    if ((rc = zc__cap_key_run(c, c->o.dev, meta ? 0 : ino, first, pages, 0)))
+        return rc;
     op.pool = meta ? 1 : 0;
     op.key = zc_filekey_from_ino(ino);
     for (uint64_t k = 0; k < pages; k++) {
@@ -300,8 +302,7 @@ int zc__cap_folio(struct zc__cap *c, bool add, uint32_t sdev, uint64_t ino,
                 return rc;
             c->n.synthetic_puts += synthetic;
         }
-        if ((rc = zc__cap_key(c, c->o.dev, meta ? 0 : ino, op.index, 0)) ||
-            (!meta && add && (rc = page_added(c, file, op.index, pid))))
+        if (!meta && add && (rc = page_added(c, file, op.index, pid)))
             return rc;
         if (!meta && !add)
             page_deleted(c, file, op.index);
