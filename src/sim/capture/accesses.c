@@ -68,9 +68,9 @@ static int write_access(struct zc__cap *c, uint64_t rel, uint64_t ino,
     }
     c->last_access_ns = rel;
     req.time_ns = rel;
-    for (uint64_t k = 0; k < pages; k++)
-        if ((rc = zc__cap_key(c, c->o.dev, ino, first + k, ZC__CAP_KEY_ACCESS)))
-            return rc;
+    if ((rc = zc__cap_key_run(c, c->o.dev, ino, first, pages,
+                              ZC__CAP_KEY_ACCESS)))
+        return rc;
     if ((uint64_t)c->resident != c->last_sample || !c->have_sample) {
         if ((rc = zc__cap_reserve(c, &c->samples, &c->samples_cap, c->n.samples,
                                   sizeof(*c->samples), 4096)))

@@ -89,13 +89,8 @@ struct zc__cap_extent {
     bool unwritten;
 };
 
-/* A key the pack maps (contents.c).  ACCESS: the access stream names it
- * (the distinct pages of the stream are those keys). */
-struct zc__cap_key {
-    uint64_t ino, index;
-    uint32_t dev;
-    uint32_t flags;
-};
+/* A key's flag (contents.c).  ACCESS: the access stream names it (the
+ * distinct pages of the stream are those keys). */
 #define ZC__CAP_KEY_ACCESS 1u
 
 /* An output the conversion may remove on failure (outputs.c). */
@@ -151,8 +146,7 @@ struct zc__cap {
     size_t inode_cap;
     struct zc__cap_extent *ext;
     size_t next, ext_cap;
-    struct zc__cap_key *keys;
-    size_t nkeys, keys_cap;
+    struct zc__cap_keys *keys; /* the keys the streams name, as runs */
     int image_fd;
     zc_content *synth;
     unsigned char page[ZC__CAP_PAGE]; /* the content of the last key read */
@@ -324,5 +318,30 @@ int zc__cap_close_outputs(struct zc__cap *c);
  * stream read from a FIFO or standard output stays incomplete) and
  * remove the regular files the conversion opened. */
 void zc__cap_abandon_outputs(struct zc__cap *c);
+
+/* ---- what the tables cost (pagecache.c, contents.c) ---- */
+
+/* The work and the room of a conversion's tables, counted for tests that
+ * bound them in operations and entries rather than in seconds or bytes
+ * of RSS.  Per thread (a conversion runs on its caller's thread), summed
+ * or maximised over the conversions since a test zeroed it; nothing
+ * reads it but the tests. */
+struct zc__cap_cost {
+    uint64_t page_lookups; /* lookups of the held pages' table */
+    uint64_t page_probes;  /* the slots those lookups visited */
+    uint64_t page_slots;   /* the held pages' table's most slots */
+    uint64_t tasks;        /* task records made */
+    uint64_t key_slots;    /* the keys' most entries at once */
+    uint64_t key_bytes;    /* the keys' most bytes at once */
+};
+extern _Thread_local struct zc__cap_cost zc__cap_cost;
+
+/* ---- keys by the run (contents.c) ---- */
+
+/* The keys (dev, ino, first) .. (dev, ino, first + pages - 1), as
+ * zc__cap_key() takes one (a folio, a request: one call).  first + pages
+ * - 1 does not pass 2^64 - 1. */
+int zc__cap_key_run(struct zc__cap *c, uint32_t dev, uint64_t ino,
+                    uint64_t first, uint64_t pages, uint32_t flags);
 
 #endif

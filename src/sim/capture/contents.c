@@ -26,10 +26,18 @@
  *
  * Data layout: the inodes numbered by the files interner (common/files.h,
  * inode ino as the pair (0, ino)), their size and flags in an array by
- * number; the extents sorted by (ino, lblk) for a binary search; the keys
- * the pack must map appended to an array that is sorted and made unique
- * whenever it fills (its flags or'ed), and mapped in key order at the end,
- * which also reads the image in order.
+ * number; the extents sorted by (ino, lblk) for a binary search.  The
+ * keys the streams name are kept to the end of the run, after their
+ * pages left the page cache: the access stream's, for its count of
+ * distinct pages, and with a pack the others too, since the pack maps
+ * every key, at the end, once and in key order (so the image is read in
+ * order; the two sets are merged as they are mapped).  They are kept as
+ * runs of consecutive pages of a file (24 bytes a run, the files
+ * numbered by a second interner), appended, extended when a run continues
+ * the last one, and sorted and merged whenever the array fills: a stream
+ * that reads its files in order keeps a run a file, not a key a page (a
+ * 4M-page stream took 96 MiB for its keys as pages).  Keys in no order at
+ * all still cost no more than a key a page did (24 bytes).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -277,78 +285,235 @@ int zc__cap_content(struct zc__cap *c, uint32_t dev, uint64_t ino,
     return synthetic_page(c, dev, ino, index);
 }
 
-/* ---- the keys of the pack
- * ------------------------------------------------------- */
+/* ---- the keys the streams name ---------------------------------------------
+ */
 
-/* Keys in (dev, ino, index) order. */
-static int key_cmp(const void *a, const void *b)
+/* Keys (file, first) .. (file, last) of the key file `file`, a number of
+ * keys->files. */
+struct key_run {
+    uint64_t first, last;
+    uint32_t file;
+};
+
+/* A set of keys as runs, appended and, when the array fills, sorted and
+ * merged (runs that overlap or touch become one). */
+struct key_runs {
+    struct key_run *v;
+    size_t n, cap;
+};
+
+struct zc__cap_keys {
+    struct zc__files files; /* the keys' (dev, ino), numbered */
+    struct key_runs access; /* the keys the access stream names */
+    struct key_runs other;  /* the other keys (kept with a pack only) */
+};
+
+#define KEY_RUNS_FIRST 4096 /* runs of the first array (96 KiB) */
+
+/* Whether keys first..last and a..b of one file overlap or touch. */
+static bool runs_touch(uint64_t first, uint64_t last, uint64_t a, uint64_t b)
 {
-    const struct zc__cap_key *x = a, *y = b;
-    int by_dev = (x->dev > y->dev) - (x->dev < y->dev);
-    int by_ino = (x->ino > y->ino) - (x->ino < y->ino);
-
-    return by_dev   ? by_dev
-           : by_ino ? by_ino
-                    : (x->index > y->index) - (x->index < y->index);
+    return (first <= b || first - b == 1) && (a <= last || a - last == 1);
 }
 
-/* Sort and merge equal keys (their flags or'ed). */
-static void keys_unique(struct zc__cap *c)
+/* Runs by file, then first key. */
+static int run_cmp(const void *x_, const void *y_)
+{
+    const struct key_run *x = x_, *y = y_;
+
+    if (x->file != y->file)
+        return x->file < y->file ? -1 : 1;
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+/* Sort the runs and merge those that overlap or touch. */
+static void runs_merge(struct key_runs *r)
 {
     size_t w = 0;
 
-    if (!c->nkeys)
+    if (!r->n)
         return;
-    qsort(c->keys, c->nkeys, sizeof(*c->keys), key_cmp);
-    for (size_t r = 0; r < c->nkeys; r++) {
-        if (w && !key_cmp(&c->keys[w - 1], &c->keys[r]))
-            c->keys[w - 1].flags |= c->keys[r].flags;
-        else
-            c->keys[w++] = c->keys[r];
+    qsort(r->v, r->n, sizeof(*r->v), run_cmp);
+    for (size_t i = 0; i < r->n; i++) {
+        struct key_run *p = w ? &r->v[w - 1] : NULL;
+        if (p && p->file == r->v[i].file &&
+            runs_touch(r->v[i].first, r->v[i].last, p->first, p->last)) {
+            if (r->v[i].last > p->last)
+                p->last = r->v[i].last;
+        } else {
+            r->v[w++] = r->v[i];
+        }
     }
-    c->nkeys = w;
+    r->n = w;
+}
+
+/* What the keys take now, into the tests' counters (zc__cap_cost). */
+static void keys_cost(const struct zc__cap_keys *k)
+{
+    uint64_t slots = k->access.cap + k->other.cap;
+    uint64_t bytes = slots * sizeof(struct key_run) +
+                     (uint64_t)k->files.cap * sizeof(*k->files.v) +
+                     (k->files.table ? (k->files.mask + 1) * 4 : 0);
+
+    if (slots > zc__cap_cost.key_slots)
+        zc__cap_cost.key_slots = slots;
+    if (bytes > zc__cap_cost.key_bytes)
+        zc__cap_cost.key_bytes = bytes;
+}
+
+/* Add keys first..last of key file `file` to r.  A run that continues the
+ * last one (a sequential read, a folio after its neighbour) extends it;
+ * the array grows only when merging freed less than half of it, so a
+ * run costs O(log runs) amortised and the array holds at most four times
+ * the runs of the set (or KEY_RUNS_FIRST). */
+static int runs_add(struct zc__cap *c, struct key_runs *r, uint32_t file,
+                    uint64_t first, uint64_t last)
+{
+    struct key_run *p = r->n ? &r->v[r->n - 1] : NULL;
+    int rc;
+
+    if (p && p->file == file && runs_touch(first, last, p->first, p->last)) {
+        if (first < p->first)
+            p->first = first;
+        if (last > p->last)
+            p->last = last;
+        return 0;
+    }
+    if (r->n == r->cap) {
+        runs_merge(r);
+        if ((!r->cap || r->n * 2 > r->cap) &&
+            (rc = zc__cap_reserve(c, &r->v, &r->cap, r->cap, sizeof(*r->v),
+                                  KEY_RUNS_FIRST)))
+            return rc;
+        keys_cost(c->keys);
+    }
+    r->v[r->n++] = (struct key_run){.first = first, .last = last, .file = file};
+    return 0;
+}
+
+int zc__cap_key_run(struct zc__cap *c, uint32_t dev, uint64_t ino,
+                    uint64_t first, uint64_t pages, uint32_t flags)
+{
+    struct zc__cap_keys *k = c->keys;
+    uint32_t file;
+    int rc;
+
+    if (!pages || (!c->pw && !(flags & ZC__CAP_KEY_ACCESS)))
+        return 0;
+    if (!k && !(k = c->keys = calloc(1, sizeof(*k))))
+        return zc__cap_nomem(c);
+    if ((rc = zc__files_id(&k->files, dev, ino, &file)))
+        return rc == -ZC_ENOMEM ? zc__cap_nomem(c)
+                                : zc__cap_fail(c, rc, "too many files");
+    if (file + 1 == k->files.n) /* a new one */
+        keys_cost(k);
+    return runs_add(c, flags & ZC__CAP_KEY_ACCESS ? &k->access : &k->other,
+                    file, first, first + (pages - 1));
 }
 
 int zc__cap_key(struct zc__cap *c, uint32_t dev, uint64_t ino, uint64_t index,
                 uint32_t flags)
 {
-    int rc;
+    return zc__cap_key_run(c, dev, ino, index, 1, flags);
+}
 
-    if (!c->pw && !(flags & ZC__CAP_KEY_ACCESS))
-        return 0;
-    if (c->nkeys == c->keys_cap) {
-        if (c->keys_cap)
-            keys_unique(c);
-        /* grow only when merging freed less than half */
-        if ((!c->keys_cap || c->nkeys * 2 > c->keys_cap) &&
-            (rc = zc__cap_reserve(c, &c->keys, &c->keys_cap, c->keys_cap,
-                                  sizeof(*c->keys), 1 << 16)))
+/* A key file's (dev, ino) and its number, to put the files in key order. */
+struct file_rank {
+    uint64_t ino;
+    uint32_t dev, file;
+};
+
+static int file_rank_cmp(const void *x_, const void *y_)
+{
+    const struct file_rank *x = x_, *y = y_;
+
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    return (x->ino > y->ino) - (x->ino < y->ino);
+}
+
+/* Map the keys (dev, ino, first..last) into the pack. */
+static int map_run(struct zc__cap *c, const struct file_rank *f,
+                   const struct key_run *run)
+{
+    for (uint64_t index = run->first;; index++) {
+        bool synthetic;
+        int rc = zc__cap_content(c, f->dev, f->ino, index, &synthetic);
+        if (rc)
             return rc;
+        c->n.synthetic_keys += synthetic;
+        if ((rc = zc_pack_map(c->pw, f->dev, f->ino, index, c->page, NULL)))
+            return zc__cap_fail(c, rc, "%s", zc_pack_writer_error(c->pw));
+        c->n.pack_keys++;
+        if (index == run->last)
+            return 0;
     }
-    c->keys[c->nkeys++] = (struct zc__cap_key){
-        .dev = dev, .ino = ino, .index = index, .flags = flags};
-    return 0;
+}
+
+/* Map every key of a and b (the access stream's and the others, merged)
+ * into the pack once, in key order. */
+static int map_union(struct zc__cap *c, const struct zc__files *files,
+                     struct key_runs *a, struct key_runs *b)
+{
+    size_t nf = files->n ? files->n : 1, i = 0, j = 0;
+    struct file_rank *order = malloc(nf * sizeof(*order));
+    uint32_t *rank = malloc(nf * sizeof(*rank));
+    struct key_run cur = {0};
+    bool have = false;
+    int rc = 0;
+
+    if (!order || !rank) {
+        rc = zc__cap_nomem(c);
+        goto out;
+    }
+    for (uint32_t f = 0; f < files->n; f++)
+        order[f] = (struct file_rank){.ino = zc__files_get(files, f)->ino,
+                                      .dev = zc__files_get(files, f)->dev,
+                                      .file = f};
+    qsort(order, files->n, sizeof(*order), file_rank_cmp);
+    for (uint32_t f = 0; f < files->n; f++)
+        rank[order[f].file] = f;
+    /* files by rank: runs in key order */
+    for (size_t k = 0; k < a->n; k++)
+        a->v[k].file = rank[a->v[k].file];
+    for (size_t k = 0; k < b->n; k++)
+        b->v[k].file = rank[b->v[k].file];
+    runs_merge(a);
+    runs_merge(b);
+    while (!rc && (i < a->n || j < b->n)) {
+        const struct key_run *r =
+            j == b->n || (i < a->n && run_cmp(&a->v[i], &b->v[j]) < 0)
+                ? &a->v[i++]
+                : &b->v[j++];
+        if (have && cur.file == r->file &&
+            runs_touch(r->first, r->last, cur.first, cur.last)) {
+            if (r->last > cur.last)
+                cur.last = r->last;
+            continue;
+        }
+        if (have)
+            rc = map_run(c, &order[cur.file], &cur);
+        cur = *r;
+        have = true;
+    }
+    if (!rc && have)
+        rc = map_run(c, &order[cur.file], &cur);
+out:
+    free(order);
+    free(rank);
+    return rc;
 }
 
 int zc__cap_map_keys(struct zc__cap *c)
 {
-    int rc;
+    struct zc__cap_keys *k = c->keys;
 
-    keys_unique(c);
-    for (size_t i = 0; i < c->nkeys; i++) {
-        const struct zc__cap_key *k = &c->keys[i];
-        bool synthetic;
-        c->n.distinct += (k->flags & ZC__CAP_KEY_ACCESS) != 0;
-        if (!c->pw)
-            continue;
-        if ((rc = zc__cap_content(c, k->dev, k->ino, k->index, &synthetic)))
-            return rc;
-        c->n.synthetic_keys += synthetic;
-        if ((rc = zc_pack_map(c->pw, k->dev, k->ino, k->index, c->page, NULL)))
-            return zc__cap_fail(c, rc, "%s", zc_pack_writer_error(c->pw));
-        c->n.pack_keys++;
-    }
-    return 0;
+    if (!k)
+        return 0;
+    runs_merge(&k->access);
+    for (size_t i = 0; i < k->access.n; i++)
+        c->n.distinct += k->access.v[i].last - k->access.v[i].first + 1;
+    return c->pw ? map_union(c, &k->files, &k->access, &k->other) : 0;
 }
 
 int zc__cap_named_inodes(struct zc__cap *c, uint64_t **list, size_t *len)
@@ -372,7 +537,12 @@ void zc__cap_contents_free(struct zc__cap *c)
     zc__files_free(&c->inodes);
     free(c->inode);
     free(c->ext);
-    free(c->keys);
+    if (c->keys) {
+        zc__files_free(&c->keys->files);
+        free(c->keys->access.v);
+        free(c->keys->other.v);
+        free(c->keys);
+    }
     zc_content_close(c->synth);
     if (c->image_fd >= 0)
         close(c->image_fd);

@@ -28,9 +28,11 @@
  * a miss of an access when it was not cached, or when the accessing task
  * itself added it since its previous access: get_pages fires after the
  * pages a read missed were added (DESIGN.md), and the pages readahead
- * adds beyond a read's range are hits of the next read.  The idle task
- * (pid 0) does no reads; its accesses are never remembered, as in the
- * tool this module came from, so a page it added is its miss.
+ * adds beyond a read's range are hits of the next read.  Every task is
+ * known by its pid alone, the idle task included: pid 0 is what tracefs
+ * shows for an event in interrupt context on an idle CPU, and its
+ * accesses are remembered like any other's (a page it added and read is
+ * a hit of its next read, not a miss again).
  *
  * The resident count is the file system's pages the kernel holds: adds
  * minus deletes, never below zero (a page cached before the capture
@@ -41,7 +43,16 @@
  * (base/lptab.h), at most half full, so that it holds what the kernel
  * holds, not every page it ever held; the tasks numbered by the files
  * interner (common/files.h, task pid as the pair (pid, 0)), with their
- * last access and reclaim depth in an array by number.
+ * last access and reclaim depth in an array by number, both grown by
+ * doubling.  A task is numbered when it accesses pages or opens a
+ * reclaim window; a delete or the end of a window only looks its task up
+ * (a task never numbered is in no window), so the many short-lived tasks
+ * of a build, which delete pages and nothing else, cost no record.
+ *
+ * Cost: each event looks each of its pages up once in the pages table
+ * and its task once in the interner, so a conversion's work grows with
+ * its events and its memory with the pages held at once and the tasks
+ * that read (zc__cap_cost counts both for the tests).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -50,6 +61,8 @@
 
 #include "base/lptab.h"
 #include "capture.h"
+
+_Thread_local struct zc__cap_cost zc__cap_cost;
 
 /* ---- the pages the kernel holds -------------------------------------------
  */
@@ -87,7 +100,9 @@ static uint64_t page_slot(const struct zc__cap *c, uint32_t file,
 {
     uint64_t i;
 
-    for (i = zc__page_hash(file, index) & c->pages_mask; c->pages[i].file1;
+    zc__cap_cost.page_lookups++;
+    for (i = zc__page_hash(file, index) & c->pages_mask;
+         zc__cap_cost.page_probes++, c->pages[i].file1;
          i = (i + 1) & c->pages_mask)
         if (c->pages[i].file1 == file + 1 && c->pages[i].index == index)
             break;
@@ -107,6 +122,8 @@ static int pages_grow(struct zc__cap *c)
         return zc__cap_nomem(c);
     }
     c->pages_mask = slots - 1;
+    if (slots > zc__cap_cost.page_slots)
+        zc__cap_cost.page_slots = slots;
     for (uint64_t j = 0; j < old_slots; j++)
         if (old[j].file1)
             c->pages[page_slot(c, old[j].file1 - 1, old[j].index)] = old[j];
@@ -163,12 +180,22 @@ static void page_deleted(struct zc__cap *c, uint32_t file, uint64_t index)
 /* ---- tasks ------------------------------------------------------------------
  */
 
+/* The task pid if it has a record, else NULL (nothing is made). */
+static struct zc__cap_task *task_find(struct zc__cap *c, uint32_t pid)
+{
+    uint32_t id;
+
+    return zc__files_find(&c->tasks, pid, 0, &id) ? &c->task[id] : NULL;
+}
+
 int zc__cap_task(struct zc__cap *c, uint32_t pid, struct zc__cap_task **t)
 {
     size_t cap = c->task_cap;
     uint32_t id;
+    uint32_t before = c->tasks.n;
     int rc = zc__files_id(&c->tasks, pid, 0, &id);
 
+    zc__cap_cost.tasks += c->tasks.n - before;
     if (rc)
         return rc == -ZC_ENOMEM ? zc__cap_nomem(c)
                                 : zc__cap_fail(c, rc, "too many tasks");
@@ -187,38 +214,35 @@ int zc__cap_task(struct zc__cap *c, uint32_t pid, struct zc__cap_task **t)
 int zc__cap_reclaim(struct zc__cap *c, uint32_t pid, int step)
 {
     struct zc__cap_task *t = NULL;
-    int rc = zc__cap_task(c, pid, &t);
+    int rc;
 
-    if (rc)
+    if (step < 0) { /* a window's end: a task never numbered opened none */
+        if ((t = task_find(c, pid)) != NULL && t->reclaim_depth > 0)
+            t->reclaim_depth--;
+        return 0;
+    }
+    if ((rc = zc__cap_task(c, pid, &t)))
         return rc;
-    if (step > 0)
-        t->reclaim_depth++;
-    else if (t->reclaim_depth > 0)
-        t->reclaim_depth--;
+    t->reclaim_depth++;
     return 0;
 }
 
 void zc__cap_accessed(struct zc__cap *c, struct zc__cap_task *t, uint32_t pid)
 {
-    if (pid) /* the idle task's accesses are not remembered (above) */
-        t->last_access = c->event_no;
+    (void)pid; /* every task's, pid 0's too (above) */
+    t->last_access = c->event_no;
 }
 
 /* ---- adds and deletes -------------------------------------------------------
  */
 
 /* Whether a delete by task pid (named comm) is an eviction (above). */
-static int evicts(struct zc__cap *c, uint32_t pid, const char *comm,
-                  bool *evict)
+static bool evicts(struct zc__cap *c, uint32_t pid, const char *comm)
 {
-    struct zc__cap_task *t = NULL;
-    int rc = zc__cap_task(c, pid, &t);
+    const struct zc__cap_task *t = task_find(c, pid);
 
-    if (rc)
-        return rc;
-    *evict = t->reclaim_depth > 0 || strstr(comm, "kswapd") ||
-             strstr(comm, "kdamond");
-    return 0;
+    return (t && t->reclaim_depth > 0) || strstr(comm, "kswapd") ||
+           strstr(comm, "kdamond");
 }
 
 int zc__cap_folio(struct zc__cap *c, bool add, uint32_t sdev, uint64_t ino,
@@ -242,9 +266,7 @@ int zc__cap_folio(struct zc__cap *c, bool add, uint32_t sdev, uint64_t ino,
         c->n.adds++;
     } else {
         c->n.deletes++;
-        if ((rc = evicts(c, pid, comm, &evict)))
-            return rc;
-        if (evict)
+        if ((evict = evicts(c, pid, comm)))
             c->n.evictions++;
         else
             c->n.invalidations++;
@@ -259,6 +281,8 @@ int zc__cap_folio(struct zc__cap *c, bool add, uint32_t sdev, uint64_t ino,
             c->resident = 0;
         }
     }
+    if ((rc = zc__cap_key_run(c, c->o.dev, meta ? 0 : ino, first, pages, 0)))
+        return rc;
     op.pool = meta ? 1 : 0;
     op.key = zc_filekey_from_ino(ino);
     for (uint64_t k = 0; k < pages; k++) {
@@ -278,8 +302,7 @@ int zc__cap_folio(struct zc__cap *c, bool add, uint32_t sdev, uint64_t ino,
                 return rc;
             c->n.synthetic_puts += synthetic;
         }
-        if ((rc = zc__cap_key(c, c->o.dev, meta ? 0 : ino, op.index, 0)) ||
-            (!meta && add && (rc = page_added(c, file, op.index, pid))))
+        if (!meta && add && (rc = page_added(c, file, op.index, pid)))
             return rc;
         if (!meta && !add)
             page_deleted(c, file, op.index);
