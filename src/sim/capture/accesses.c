@@ -25,9 +25,10 @@
  * sampled into the stream; the samples are kept for the summary's
  * minimum, median (the middle one, sorted) and maximum.
  *
- * Times: an access older than the previous one is a reordering across
- * CPUs (events.c refuses one within a CPU): it takes the previous one's
- * time, so the stream never goes back (counted).
+ * Times: events.c gives every event a time not before the newest one's
+ * (a small reordering across CPUs takes the newest time and is counted
+ * there); the stream's times never go back, which the clamp below keeps
+ * true whatever an event's time.
  *
  * Counting: an accessed page is a kernel hit or miss (pagecache.c); reads,
  * writes and mapped pages, and their events, are counted here once each.
@@ -62,10 +63,8 @@ static int write_access(struct zc__cap *c, uint64_t rel, uint64_t ino,
         req.flags |= ZC_REQ_SIZE;
         req.file_size = size;
     }
-    if (rel < c->last_access_ns) {
-        c->n.reordered++;
+    if (rel < c->last_access_ns) /* not reached: events.c clamps first */
         rel = c->last_access_ns;
-    }
     c->last_access_ns = rel;
     req.time_ns = rel;
     if ((rc = zc__cap_key_run(c, c->o.dev, ino, first, pages,
