@@ -238,7 +238,8 @@ ZC_API void zc_access_writer_abandon(zc_access_writer *w);
 typedef struct zc_pack_writer zc_pack_writer;
 typedef struct zc_pack zc_pack;
 
-/** Create a pack at path (not "-": the index is written last).  level:
+/** Create a pack at path (a regular file, or a new one: its blocks are
+ *  read back as it is written, and the index written last).  level:
  *  zstd level, 0 = 19.  Returns 0; -ZC_EINVAL; -ZC_EIO (message in err);
  *  -ZC_ENOMEM. */
 ZC_API int zc_pack_writer_open(const char *path, size_t page_size, int level,
@@ -1486,16 +1487,17 @@ ZC_API size_t zc_json_quote(const char *s, char *out, size_t n);
  * over it by zc_output_commit(); until then NAME stays as it was, and
  * zc_output_abandon() removes the temporary file.  A symlink to a regular
  * file is followed (its target is replaced).  Written in place, as fopen
- * "w" would: "-" (standard output), a FIFO, a device, a dangling symlink,
- * and a file whose directory forbids a new file (zc_output_atomic()
- * says false).  Every writer of the library (access streams, op streams,
+ * "w" would: "-" (standard output), a FIFO, a device, a dangling symlink
+ * (zc_output_atomic() says false).  A regular file in a directory that
+ * forbids a new file is refused (-ZC_EIO): written in place, a kill would
+ * leave a part that reads as whole.  Every writer of the library (access streams, op streams,
  * packs, sweep results, a conversion's outputs) writes through this.
  */
 typedef struct zc_output zc_output;
 
 /** Open path for writing.  Returns 0; -ZC_EINVAL (no path); -ZC_EIO (a
- *  directory, a path that cannot be created); -ZC_ENOMEM; with a one-line
- *  message naming path in err. */
+ *  directory, a path that cannot be created, no temporary file beside
+ *  it); -ZC_ENOMEM; with a one-line message naming path in err. */
 ZC_API int zc_output_open(const char *path, zc_output **out, char *err,
                           size_t errlen);
 

@@ -74,6 +74,65 @@ cmp -s "$d/out.zca" - <<<old && bad "out.zca was not replaced"
 [ -z "$(cd "$d" && ls -A | grep -v -x -e out.zca -e err)" ] ||
   bad "a whole conversion left: $(ls -A "$d")"
 
+# Outputs made together appear together or not at all: an earlier run's
+# outputs stay whole when the last output of a conversion cannot be made
+# (a directory: refused before any work) or fails as it is written at the
+# end (/dev/full), after the others were finished.
+d=$tmp/together
+mkdir "$d" "$d/dir"
+"$tracefs" --dev 7:0 --blkparse "$d/b.blkparse" --access "$d/a.zca" \
+  "$data/capture.trace" 2>"$d/err" || bad "the first conversion failed: $(cat "$d/err")"
+cp "$d/b.blkparse" "$d/b.before"
+cp "$d/a.zca" "$d/a.before"
+for last in "$d/dir" /dev/full; do
+  "$tracefs" --dev 7:0 --blkparse "$d/b.blkparse" --access "$d/a.zca" \
+    --inodes "$last" "$data/capture.trace" 2>"$d/err"
+  rc=$?
+  [ "$rc" != 0 ] || bad "--inodes $last: the conversion did not fail"
+  cmp -s "$d/b.blkparse" "$d/b.before" && cmp -s "$d/a.zca" "$d/a.before" ||
+    bad "--inodes $last failed (exit $rc) and the earlier outputs changed or went"
+  left=$(cd "$d" && ls -A | grep -v -x -e dir -e err -e b.blkparse -e a.zca \
+    -e b.before -e a.before)
+  [ -z "$left" ] || bad "--inodes $last left: $left"
+done
+
+# A directory where no new file can be made: refused, never written in
+# place (a kill would leave a part that reads as whole).  Needs a user the
+# directory's permissions apply to: root's do not.
+d=$tmp/ro
+mkdir "$d" "$d/ro"
+echo old > "$d/ro/out.blkparse"
+chmod 666 "$d/ro/out.blkparse"
+chmod 555 "$d/ro"
+chmod 755 "$tmp" "$d"
+as_user=()
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+fi
+if [ "$(id -u)" != 0 ] || [ ${#as_user[@]} != 0 ]; then
+  "${as_user[@]}" "$tracefs" --dev 7:0 --blkparse "$d/ro/out.blkparse" \
+    "$data/capture.trace" 2>"$d/err"
+  rc=$?
+  [ "$rc" != 0 ] || bad "an output in a read-only directory was written in place"
+  grep -q "out.blkparse: cannot create a file beside it" "$d/err" ||
+    bad "read-only directory: not the message: $(cat "$d/err")"
+  [ "$(cat "$d/ro/out.blkparse")" = old ] ||
+    bad "read-only directory: the old output changed"
+else
+  echo "note: no unprivileged user to try a read-only directory as"
+fi
+chmod 755 "$d/ro"
+
+# A pack is read back as it is written: a device or FIFO is refused
+# before any work (exit 2), not failed part way with "Illegal seek".
+d=$tmp/packdev
+mkdir "$d"
+truncate -s 1M "$d/img"
+"$tracefs" --dev 7:0 --pack /dev/null --image "$d/img" "$data/capture.trace" 2>"$d/err"
+rc=$?
+[ "$rc" = 2 ] && grep -q "/dev/null: not a regular file" "$d/err" ||
+  bad "--pack /dev/null: exit $rc, $(cat "$d/err")"
+
 # zcache-replay saving an op stream of a long trace, killed part way.
 d=$tmp/replay
 mkdir "$d"

@@ -205,6 +205,15 @@ static void test_output_fifo_and_device_in_place(void **state)
     assert_int_equal(strays(keep, 1), 0);
     unlink(fifo);
 
+    /* a pack is read back as it is written: a FIFO or device is refused */
+    {
+        zc_pack_writer *pw;
+        char err[256];
+        assert_int_equal(zc_pack_writer_open("/dev/null", 4096, 0, &pw, err,
+                                             sizeof(err)),
+                         -ZC_EINVAL);
+        assert_non_null(strstr(err, "/dev/null: not a regular file"));
+    }
     assert_int_equal(zc_output_open("/dev/null", &o, NULL, 0), 0);
     assert_false(zc_output_atomic(o));
     fputs("x\n", zc_output_stream(o));

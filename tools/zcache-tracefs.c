@@ -108,9 +108,10 @@
  *
  * Lost events ("[LOST N EVENTS]", "EVENTS DROPPED") make the recording
  * incomplete: an error.  Bad input: "FILE:LINE: what", exit status 2;
- * failures to write, exit status 1.  Outputs are removed on failure:
- * only the regular files this process opened for writing (never a
- * device node, a FIFO, standard output, or a symlink or its target).
+ * failures to write, exit status 1.  Outputs are written whole or not at
+ * all: each under a temporary name, all renamed into place once the last
+ * is finished; a failure or a signal leaves every file of those names as
+ * it was (standard output, a FIFO or a device gets what was written).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

@@ -39,6 +39,7 @@
 #include <sys/types.h>
 
 #include "common/files.h"
+#include "common/output.h"
 #include "zcache_sim.h"
 
 #define ZC__CAP_PAGE 4096u
@@ -92,13 +93,6 @@ struct zc__cap_extent {
 /* A key's flag (contents.c).  ACCESS: the access stream names it (the
  * distinct pages of the stream are those keys). */
 #define ZC__CAP_KEY_ACCESS 1u
-
-/* An output the conversion may remove on failure (outputs.c). */
-struct zc__cap_owned {
-    const char *path;
-    dev_t dev;
-    ino_t ino;
-};
 
 struct zc__cap_text; /* blkparse text, plain or zstd (outputs.c) */
 
@@ -157,8 +151,8 @@ struct zc__cap {
     zc_access_writer *aw;
     zc_pack_writer *pw;
     bool pool_init[2];
-    struct zc__cap_owned owned[5];
-    size_t nowned;
+    zc_output *inodes_out;                /* --inodes, written at the end */
+    struct zc__output_group finished;     /* outputs to rename together */
 };
 
 /* ---- errors (convert.c) ---- */

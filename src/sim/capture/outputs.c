@@ -16,17 +16,16 @@
  *                pack and the pack's identity, memory_limit, read_ahead_kb
  *   inodes       "ex <INO>" lines, ascending
  *
- * Removal: every output is written under a temporary name
- * (zc_output_open()) and renamed into place when it is finished, so a
- * failed or killed conversion leaves the files of those names as they
- * were.  The outputs are finished one after another; when a later one
- * fails, those already in place are removed, by their identity as lstat
- * saw it after the rename, and only if lstat at removal shows that very
- * regular file: never a device node, a FIFO, standard output, or a
- * symlink (lstat shows the link, and its target stays).  The streams
- * still open are abandoned, not finished: their temporary files go, and
- * a stream written to a FIFO or standard output gets no end record, so
- * that its reader sees it incomplete.
+ * Whole or nothing: every output is written under a temporary name
+ * (zc_output_open()), and all are opened before the first event is read,
+ * so that an output that cannot be made stops the conversion before its
+ * work.  At the end each is finished in turn with its renames deferred
+ * (zc__output_defer()); only when the last one is finished are they all
+ * renamed into place, one after another.  A failure or a kill before
+ * that leaves every file of those names as it was (the streams still
+ * open are abandoned: their temporary files go, and a stream written to
+ * a FIFO or standard output gets no end record, so that its reader sees
+ * it incomplete).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -41,36 +40,13 @@
 #include <zstd.h>
 
 #include "capture.h"
+#include "common/output.h"
 #include "pack/pack.h"
 #include "trace/access.h"
 #include "zct/zct.h"
 
 /* ---- what a failure may remove ---------------------------------------------
  */
-
-/* path: an output just renamed into place.  Remember it if it is a
- * regular file (not a symlink: its target stays). */
-static void own(struct zc__cap *c, const char *path)
-{
-    struct stat st;
-
-    if (!path || !strcmp(path, "-") || lstat(path, &st) ||
-        !S_ISREG(st.st_mode) ||
-        c->nowned == sizeof(c->owned) / sizeof(c->owned[0]))
-        return;
-    c->owned[c->nowned++] = (struct zc__cap_owned){path, st.st_dev, st.st_ino};
-}
-
-static void remove_outputs(struct zc__cap *c)
-{
-    for (size_t i = 0; i < c->nowned; i++) {
-        struct stat st;
-        if (!lstat(c->owned[i].path, &st) && S_ISREG(st.st_mode) &&
-            st.st_dev == c->owned[i].dev && st.st_ino == c->owned[i].ino)
-            unlink(c->owned[i].path);
-    }
-    c->nowned = 0;
-}
 
 /* ---- blkparse text, plain or zstd ------------------------------------------
  */
@@ -185,8 +161,6 @@ static int text_close(struct zc__cap *c, bool finish)
         char err[512];
         if ((rc = zc_output_commit(w->o, err, sizeof(err))))
             rc = zc__cap_fail(c, rc, "%s", err);
-        else
-            own(c, w->path);
     } else {
         zc_output_abandon(w->o);
     }
@@ -280,10 +254,14 @@ int zc__cap_open_outputs(struct zc__cap *c)
         return rc;
     if (c->o.pack && (rc = zc_pack_writer_open(c->o.pack, ZC__CAP_PAGE, 0,
                                                &c->pw, err, sizeof(err))))
-        return zc__cap_fail(c, rc, "%s", err);
+        return zc__cap_error(c, rc, rc == -ZC_EINVAL, "%s", err); /* EINVAL:
+                                                 a FIFO, a device: refused */
     if ((c->o.kernel_ops && (rc = open_ops(c))) ||
         (c->o.access && (rc = open_access(c))))
         return rc;
+    if (c->o.inodes &&
+        (rc = zc_output_open(c->o.inodes, &c->inodes_out, err, sizeof(err))))
+        return zc__cap_fail(c, rc, "%s", err);
     return 0;
 }
 
@@ -328,14 +306,13 @@ int zc__cap_write_access(struct zc__cap *c, const zc_request *req)
 
 static int write_inodes(struct zc__cap *c)
 {
-    zc_output *o;
+    zc_output *o = c->inodes_out;
     uint64_t *list = NULL;
     size_t len = 0;
     char err[512];
     int rc;
 
-    if ((rc = zc_output_open(c->o.inodes, &o, err, sizeof(err))))
-        return zc__cap_fail(c, rc, "%s", err);
+    c->inodes_out = NULL;
     if (zc__cap_named_inodes(c, &list, &len)) {
         zc_output_abandon(o);
         return zc__cap_fail(c, -ZC_ENOMEM, "%s: out of memory", c->o.inodes);
@@ -345,11 +322,11 @@ static int write_inodes(struct zc__cap *c)
     free(list);
     if ((rc = zc_output_commit(o, err, sizeof(err))))
         return zc__cap_fail(c, rc, "%s", err);
-    own(c, c->o.inodes);
     return 0;
 }
 
-int zc__cap_close_outputs(struct zc__cap *c)
+/* Finish every output, in order (their renames deferred). */
+static int finish_outputs(struct zc__cap *c)
 {
     char err[512];
     int rc;
@@ -357,14 +334,10 @@ int zc__cap_close_outputs(struct zc__cap *c)
     if (c->bp && (rc = text_close(c, true)))
         return rc;
     rc = zc_ops_writer_close(c->ops, err, sizeof(err));
-    if (c->ops && !rc)
-        own(c, c->o.kernel_ops);
     c->ops = NULL;
     if (rc)
         return zc__cap_fail(c, rc, "%s", err);
     rc = zc_access_writer_close(c->aw, err, sizeof(err));
-    if (c->aw && !rc)
-        own(c, c->o.access);
     c->aw = NULL;
     if (rc)
         return zc__cap_fail(c, rc, "%s", err);
@@ -372,23 +345,39 @@ int zc__cap_close_outputs(struct zc__cap *c)
                                        puts' contents */
         return rc;
     rc = zc_pack_writer_close(c->pw, err, sizeof(err));
-    if (c->pw && !rc)
-        own(c, c->o.pack);
     c->pw = NULL;
     if (rc)
         return zc__cap_fail(c, rc, "%s", err);
-    return c->o.inodes ? write_inodes(c) : 0;
+    return c->inodes_out ? write_inodes(c) : 0;
+}
+
+int zc__cap_close_outputs(struct zc__cap *c)
+{
+    char err[512];
+    int rc;
+
+    zc__output_defer(&c->finished);
+    rc = finish_outputs(c);
+    zc__output_defer(NULL);
+    if (rc)
+        return rc; /* the caller abandons the rest, and the finished */
+    if ((rc = zc__output_group_commit(&c->finished, err, sizeof(err))))
+        return zc__cap_fail(c, rc, "%s", err);
+    return 0;
 }
 
 void zc__cap_abandon_outputs(struct zc__cap *c)
 {
+    zc__output_defer(NULL);
     if (c->bp)
         text_close(c, false);
     zc_ops_writer_abandon(c->ops);
     zc_access_writer_abandon(c->aw);
     zc_pack_writer_abandon(c->pw);
+    zc_output_abandon(c->inodes_out);
     c->ops = NULL;
     c->aw = NULL;
     c->pw = NULL;
-    remove_outputs(c);
+    c->inodes_out = NULL;
+    zc__output_group_abandon(&c->finished);
 }

@@ -19,10 +19,16 @@
  * followed: the file it points to is replaced and the link stays.
  *
  * What cannot be renamed over is written in place, as fopen "w" would:
- * "-" (standard output), a FIFO, a device (/dev/null, /dev/stdout), a
- * dangling symlink, and a regular file in a directory where no new file
- * may be made (then a failure still leaves a part: the one case, told by
- * zc_output_atomic()).
+ * "-" (standard output), a FIFO, a device (/dev/null, /dev/stdout), and a
+ * dangling symlink (zc_output_atomic() says false).  A regular file in a
+ * directory where no new file may be made is refused: written in place,
+ * a kill would leave a part of it that reads as whole.
+ *
+ * Deferred commits: while a thread has a group set
+ * (zc__output_defer()), zc_output_commit() finishes an output (flushed,
+ * closed, every error told) but leaves the rename to the group's
+ * commit, so that outputs made together (a conversion's) appear
+ * together, after the last one is finished, or not at all.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -37,7 +43,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "zcache_sim.h"
+#include "output.h"
 
 struct zc_output {
     FILE *f;
@@ -183,13 +189,13 @@ int zc_output_open(const char *path, zc_output **out, char *err, size_t errlen)
         return fail(err, errlen, -ZC_ENOMEM, path, "cannot open", ENOMEM);
     }
     if (!in_place && (e = make_tmp(o, exists ? &st : NULL, &fd)) != 0) {
-        if (e == ENOMEM || !exists || (e != EACCES && e != EROFS &&
-                                       e != EPERM)) {
-            release(o);
-            return fail(err, errlen, e == ENOMEM ? -ZC_ENOMEM : -ZC_EIO, path,
-                        "cannot create", e);
-        }
-        in_place = true; /* a writable file in a closed directory */
+        release(o);
+        return fail(err, errlen, e == ENOMEM ? -ZC_ENOMEM : -ZC_EIO, path,
+                    e == ENOMEM ? "cannot create"
+                                : "cannot create a file beside it (an "
+                                  "output is written under a temporary "
+                                  "name, then renamed)",
+                    e);
     }
     if (in_place) {
         free(o->final);
@@ -232,6 +238,55 @@ const char *zc_output_file(const zc_output *o)
     return !o ? NULL : o->tmp ? o->tmp : o->path;
 }
 
+static _Thread_local struct zc__output_group *deferring;
+
+void zc__output_defer(struct zc__output_group *g)
+{
+    deferring = g;
+}
+
+/* Rename o into place and free it: 0, or errno (o's file removed). */
+static int put_in_place(struct zc_output *o, char *err, size_t errlen)
+{
+    int e = 0;
+
+    if (o->tmp && rename(o->tmp, o->final) != 0) {
+        e = errno;
+        unlink(o->tmp);
+        fail(err, errlen, 0, o->path,
+             "cannot move the finished file into place", e);
+    }
+    release(o);
+    return e;
+}
+
+int zc__output_group_commit(struct zc__output_group *g, char *err,
+                            size_t errlen)
+{
+    int e = 0;
+
+    for (size_t i = 0; i < g->n; i++) {
+        if (!e)
+            e = put_in_place(g->items[i], err, errlen);
+        else
+            zc_output_abandon(g->items[i]);
+    }
+    free(g->items);
+    g->items = NULL;
+    g->n = g->cap = 0;
+    errno = e;
+    return e ? -ZC_EIO : 0;
+}
+
+void zc__output_group_abandon(struct zc__output_group *g)
+{
+    for (size_t i = 0; i < g->n; i++)
+        zc_output_abandon(g->items[i]);
+    free(g->items);
+    g->items = NULL;
+    g->n = g->cap = 0;
+}
+
 int zc_output_commit(zc_output *o, char *err, size_t errlen)
 {
     int e = 0;
@@ -247,15 +302,32 @@ int zc_output_commit(zc_output *o, char *err, size_t errlen)
     if (o->f != stdout && fclose(o->f) != 0 && !e)
         e = errno ? errno : EIO;
     o->f = NULL;
-    if (!e && o->tmp && rename(o->tmp, o->final) != 0) {
-        e = errno;
-        what = "cannot move the finished file into place";
+    if (!e && deferring) { /* finished: the group renames it */
+        struct zc__output_group *g = deferring;
+        if (g->n == g->cap) {
+            size_t cap = g->cap ? 2 * g->cap : 8;
+            zc_output **items = realloc(g->items, cap * sizeof(*items));
+            if (!items) {
+                if (err && errlen)
+                    snprintf(err, errlen, "%s: out of memory", o->path);
+                zc_output_abandon(o);
+                return -ZC_ENOMEM;
+            }
+            g->items = items;
+            g->cap = cap;
+        }
+        g->items[g->n++] = o;
+        return 0;
     }
-    if (e && o->tmp)
-        unlink(o->tmp);
-    if (e)
+    if (e) {
+        if (o->tmp)
+            unlink(o->tmp);
         fail(err, errlen, 0, o->path, what, e);
-    release(o);
+        release(o);
+        errno = e;
+        return -ZC_EIO;
+    }
+    e = put_in_place(o, err, errlen);
     errno = e;
     return e ? -ZC_EIO : 0;
 }

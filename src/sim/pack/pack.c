@@ -605,6 +605,12 @@ int zc_pack_writer_open(const char *path, size_t page_size, int level,
         w->rc = rc;
         goto fail;
     }
+    if (!zc_output_atomic(w->o)) { /* a FIFO, a device */
+        rc = wfail(w, -ZC_EINVAL,
+                   "not a regular file: a pack's blocks are read back as "
+                   "it is written");
+        goto fail;
+    }
     w->f = zc_output_stream(w->o);
     /* Duplicates are checked against blocks read back from the file. */
     if ((w->s.fd = open(zc_output_file(w->o), O_RDONLY | O_CLOEXEC)) < 0) {
