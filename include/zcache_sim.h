@@ -118,6 +118,13 @@ ZC_API int zc_trace_next(zc_trace *t, zc_request *req);
  *  what"), or "" if none. */
 ZC_API const char *zc_trace_error(const zc_trace *t);
 
+/** Where the request zc_trace_next() last returned came from, into
+ *  buf[n]: "FILE:LINE" (a text format), "FILE: offset N" (a binary
+ *  record), or "FILE" (per-CPU files merged by time); "" before the first.
+ *  Returns buf.  For a message about a request that the reader accepted
+ *  but its user refuses. */
+ZC_API const char *zc_trace_where(const zc_trace *t, char *buf, size_t n);
+
 /** The name of the format being read. */
 ZC_API const char *zc_trace_format(const zc_trace *t);
 

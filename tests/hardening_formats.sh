@@ -54,6 +54,18 @@ expect 0 "access stream: 2 reads, .* 0 reads wholly past the end dropped" \
 grep -q "^0.000000000 r 7:0 31 0 2$" "$tmp/big.zca.txt" ||
   bad "the read of inode 31 is not in the stream: $(cat "$tmp/big.zca.txt")"
 
+# A request the reader accepted but the page cache cannot follow (a
+# resident count past what a replay models, or none before the first
+# request) is named by its own file and line, not by the first trace's.
+printf 'zca-text 1\nmeta page_size 4096\n0.0 resident 7:0 100\n0.0 r 7:0 31 0 1\nend\n' \
+  >"$tmp/good.zca.txt"
+printf 'zca-text 1\nmeta page_size 4096\n0.0 r 7:0 31 0 1\n0.0 resident 7:0 18446744073709551615\n0.0 r 7:0 31 0 1\nend\n' \
+  >"$tmp/bad.zca.txt"
+expect 2 "bad.zca.txt:5: a resident count of 18446744073709551615 pages" \
+  "$replay" --page-cache kernel --zcache off "$tmp/good.zca.txt" "$tmp/bad.zca.txt"
+expect 2 "bad.zca.txt:3: the page cache follows the kernel's resident count, but the trace records none" \
+  "$replay" --page-cache kernel --zcache off "$tmp/bad.zca.txt"
+
 [ "$fail" -eq 0 ] || exit 1
 $skipped && exit 77
 exit 0

@@ -610,11 +610,12 @@ int zc__session_replay_create(zc_session *s, uint64_t pc_pages, zc_cache *zc,
 static int follow_kernel(zc_session *s, const zc_request *req)
 {
     uint64_t pages;
+    char at[1200];
     int rc = zc_trace_resident(s->t, req->dev, &pages);
 
+    zc_trace_where(s->t, at, sizeof(at)); /* the request's file and line */
     if (rc < 0)
-        return zc__session_set_error(s, rc, "%s: %s", s->paths[0],
-                                     zc_strerror(rc));
+        return zc__session_set_error(s, rc, "%s: %s", at, zc_strerror(rc));
     if (rc == 0) {
         if (s->requests > 1)
             return 0; /* another file system's request, or none yet */
@@ -622,13 +623,14 @@ static int follow_kernel(zc_session *s, const zc_request *req)
             s, -ZC_EFORMAT,
             "%s: the page cache follows the kernel's resident count, but "
             "the trace records none before its first request",
-            s->paths[0]);
+            at);
     }
     if (pages > ZC_REPLAY_PAGES_MAX)
         return zc__session_set_error(s, -ZC_EFORMAT,
                                      "%s: a resident count of %" PRIu64
-                                     " pages is more than a replay models",
-                                     s->paths[0], pages);
+                                     " pages (the last sample before this "
+                                     "request) is more than a replay models",
+                                     at, pages);
     if ((rc = zc_replay_set_page_cache(s->r, pages)))
         return zc__session_fail(s, req, 0, rc, "resizing the page cache");
     return 0;

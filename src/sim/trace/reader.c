@@ -111,6 +111,10 @@ struct zc_trace {
     size_t nheap; /* merge: entries in heap */
     zc_request *ahead;
     int pending; /* merge: a file's error, reported at the next call */
+    struct {     /* where the request last returned came from */
+        const char *path; /* NULL before the first */
+        uint64_t line, off; /* line: a text format's (0: binary, off) */
+    } last;
     int status;  /* sticky error */
     struct zc__trace_info info;
     char err[ERR_LEN];
@@ -925,6 +929,11 @@ static int next_in_turn(zc_trace *t, zc_request *req)
         }
         *req = (zc_request){0};
         rc = read_request(t, f, req);
+        if (rc == 1) {
+            t->last.path = f->path;
+            t->last.line = f->line;
+            t->last.off = f->rec_off;
+        }
         if (rc)
             return rc;
         tfile_close(f);
@@ -997,6 +1006,8 @@ static int next_merged(zc_trace *t, zc_request *req)
         return 0;
     i = t->heap[0];
     *req = t->ahead[i];
+    t->last.path = t->files[i].path; /* its position: read one ahead */
+    t->last.line = t->last.off = 0;
     t->ahead[i] = (zc_request){0};
     rc = read_request(t, &t->files[i], &t->ahead[i]);
     if (rc != 1) {
@@ -1021,6 +1032,23 @@ int zc_trace_next(zc_trace *t, zc_request *req)
     if (rc < 0)
         t->status = rc;
     return rc;
+}
+
+const char *zc_trace_where(const zc_trace *t, char *buf, size_t n)
+{
+    if (!buf || !n)
+        return "";
+    if (!t || !t->last.path)
+        buf[0] = '\0';
+    else if (t->last.line)
+        snprintf(buf, n, "%s:%llu", t->last.path,
+                 (unsigned long long)t->last.line);
+    else if (!t->merge)
+        snprintf(buf, n, "%s: offset %llu", t->last.path,
+                 (unsigned long long)t->last.off);
+    else
+        snprintf(buf, n, "%s", t->last.path);
+    return buf;
 }
 
 const char *zc_trace_error(const zc_trace *t)
