@@ -101,6 +101,8 @@ is_count "$cpus" && [ "$cpus" -le 64 ] || die "--cpus $cpus: want 1 to 64"
 # The plan, by absolute path (the tasks run elsewhere).  Its path goes into
 # job scripts and sbatch's --output patterns: control characters, '%'
 # (sbatch's pattern letters) and '\' are refused rather than escaped.
+# zcache-sweep --plan holds the same rule (sweep_plan.c: slurm_refusal()),
+# and prints no command for a plan this refuses: change them together.
 plain_path() { [[ $1 != *[[:cntrl:]%\\]* ]]; }
 plain_path "$plan" || die "$(printf '%q' "$plan"): a plan path with control characters, '%' or '\\': move the plan"
 [ -d "$plan" ] || die "$plan: no such directory (make it with zcache-sweep --plan)"

@@ -448,37 +448,108 @@ expect 2 "lists/gone.txt:2: .*no-such.zca: No such file" "$sweep" "${one[@]}" \
 printf '%s content=bogus:1\n' "$w/d/build-c.zca" >"$w/lists/bad.txt"
 expect 2 "lists/bad.txt:1: content=bogus:1: " "$sweep" "${one[@]}" --manifest "$w/lists/bad.txt"
 
+# Slurm's CPUs are a --run-job's threads: more than a sweep takes (a task
+# of 128 CPUs is common) runs 64, said in one line naming the variable;
+# what is no count above 0 is refused naming SLURM_CPUS_PER_TASK, not an
+# option nobody gave.  --jobs given keeps its own check, and wins.
+from "$w" "$sweep" --plan cpuplan "${one[@]}" d/build-c.zca >/dev/null 2>"$tmp/err" ||
+  bad "--plan cpuplan: $(cat "$tmp/err")"
+expect 0 "^zcache-sweep: SLURM_CPUS_PER_TASK=128: 64 worker threads" \
+  env SLURM_CPUS_PER_TASK=128 "$sweep" --run-job "$w/cpuplan" 0
+[ "$(grep -c SLURM_CPUS_PER_TASK "$tmp/err")" = 1 ] ||
+  bad "SLURM_CPUS_PER_TASK=128 said: $(cat "$tmp/err")"
+expect 0 "job 0 of 1 .*: done" env SLURM_CPUS_PER_TASK=99999999999999999999 \
+  "$sweep" --run-job "$w/cpuplan" 0
+for v in 0 00 abc 4x -2 " 8"; do
+  expect 2 "^zcache-sweep: SLURM_CPUS_PER_TASK=$v: want a whole number of CPUs above 0" \
+    env SLURM_CPUS_PER_TASK="$v" "$sweep" --run-job "$w/cpuplan" 0
+  ! grep -q -- "--jobs $v" "$tmp/err" || bad "SLURM_CPUS_PER_TASK=$v named --jobs: $(cat "$tmp/err")"
+done
+expect 2 "^zcache-sweep: --jobs 128: want worker threads, 1 to 64" \
+  env SLURM_CPUS_PER_TASK=8 "$sweep" --run-job "$w/cpuplan" 0 --jobs 128
+expect 0 "job 0 of 1 .*: done" env SLURM_CPUS_PER_TASK=abc "$sweep" --run-job \
+  "$w/cpuplan" 0 --jobs 2
+
 # The commands --plan prints can be pasted into a shell: a directory
 # named with a space, quotes, a $, a backslash and a line break comes back
 # whole when each printed command runs through sh -c (the sweep found on
-# PATH, slurm-sweep.sh a stand-in that says what it got).  Its three
-# commands, N taken as 0, run the plan and merge it.
+# PATH).  Its two commands, N taken as 0, run the plan and merge it; a
+# Slurm line it has not (slurm-sweep.sh refuses a path with a backslash or
+# a line break), but one line that says so.
 q=$tmp/q
 qdir=$'p 1\'s "$HOME" \\ `x`\nend'
 mkdir -p "$q/scripts"
 printf '#!/bin/sh\nprintf "%%s" "$1" >got\n' >"$q/scripts/slurm-sweep.sh"
 chmod +x "$q/scripts/slurm-sweep.sh"
-from "$q" "$sweep" --plan "$qdir" "${one[@]}" "$w/d/build-c.zca" >"$tmp/plan.out" \
-  2>"$tmp/err" || bad "--plan of a directory named with quotes: $(cat "$tmp/err")"
-out=$(cat "$tmp/plan.out")
-run=${out#*run each:   } run=${run%%    (N = 0 .. 0)*}
-merge=${out#*then:       } merge=${merge%%$'\n'on Slurm:*}
-slurm=${out#*on Slurm:   }
-[ "${run% N}" != "$run" ] || bad "--plan's run command: $out"
 PATH=$(dirname "$sweep"):$PATH
 export PATH
-from "$q" sh -c "${run% N} 0" 2>"$tmp/err" ||
-  bad "the printed '${run% N} 0' through sh -c: $(cat "$tmp/err")"
-from "$q" sh -c "$merge --output csv" >"$tmp/q.csv" 2>"$tmp/err" ||
-  bad "the printed '$merge' through sh -c: $(cat "$tmp/err")"
-[ "$(csv_get "$tmp/q.csv" 1 trace) $(csv_get "$tmp/q.csv" 1 disk_reads)" = \
-  "$w/d/build-c.zca $(csv_get "$tmp/d.csv" 1 disk_reads)" ] ||
-  bad "the pasted commands' merge: $(cat "$tmp/q.csv")"
+# pasted DIR PLAN: the commands --plan PLAN printed in DIR ($tmp/plan.out)
+# run there through sh -c, N taken as 0; $slurm is its Slurm line.
+pasted() {
+  local out run merge
+  out=$(cat "$tmp/plan.out")
+  run=${out#*run each:   } run=${run%%    (N = 0 .. *}
+  merge=${out#*then:       } merge=${merge%%$'\n'on Slurm:*}
+  slurm=${out#*on Slurm:   }
+  [ "${run% N}" != "$run" ] || bad "--plan $2's run command: $out"
+  from "$1" sh -c "${run% N} 0" 2>"$tmp/err" ||
+    bad "the printed '${run% N} 0' through sh -c: $(cat "$tmp/err")"
+  from "$1" sh -c "$merge --output csv" >"$tmp/q.csv" 2>"$tmp/err" ||
+    bad "the printed '$merge' through sh -c: $(cat "$tmp/err")"
+  [ "$(csv_get "$tmp/q.csv" 1 trace) $(csv_get "$tmp/q.csv" 1 disk_reads)" = \
+    "$w/d/build-c.zca $(csv_get "$tmp/d.csv" 1 disk_reads)" ] ||
+    bad "the pasted commands' merge of $2: $(cat "$tmp/q.csv")"
+}
+no_slurm="none: slurm-sweep.sh cannot take this plan: its path holds a control character, '%' or '\\', which sbatch's --output file names and the job scripts cannot carry (plan into a directory named without them)"
+from "$q" "$sweep" --plan "$qdir" "${one[@]}" "$w/d/build-c.zca" >"$tmp/plan.out" \
+  2>"$tmp/err" || bad "--plan of a directory named with quotes: $(cat "$tmp/err")"
+pasted "$q" "$qdir"
+[ "$slurm" = "$no_slurm" ] || bad "--plan of a directory with a line break, Slurm line: $slurm"
+# ... and without the backslash and the line break, the Slurm line too
+qdir2='p 1'\''s "$HOME" `x` & ; *'
+from "$q" "$sweep" --plan "$qdir2" "${one[@]}" "$w/d/build-c.zca" >"$tmp/plan.out" \
+  2>"$tmp/err" || bad "--plan of a directory named with quotes: $(cat "$tmp/err")"
+pasted "$q" "$qdir2"
 from "$q" sh -c "$slurm" 2>"$tmp/err" || bad "the printed '$slurm' through sh -c: $(cat "$tmp/err")"
-[ "$(cat "$q/got")" = "$qdir" ] || bad "slurm-sweep.sh got '$(cat "$q/got")', not '$qdir'"
+[ "$(cat "$q/got")" = "$qdir2" ] || bad "slurm-sweep.sh got '$(cat "$q/got")', not '$qdir2'"
 # (a plain name stays plain)
 grep -q "^then:       zcache-sweep --merge plan$" "$tmp/plan0.out" ||
   bad "--plan plan printed: $(cat "$tmp/plan0.out")"
+
+# Every Slurm line --plan prints, slurm-sweep.sh itself takes (its sbatch
+# a stand-in that notes its arguments and prints a job id): a plan named
+# -dash is printed ./-dash in all three commands.  A plan whose path has a
+# '%' or a '\' (in its name, or in the directory it is made in) gets the
+# line that says why not, and the script does refuse it.
+r=$tmp/r
+mkdir -p "$r/scripts" "$r/bin" "$r/x%y"
+cp "$(dirname "$0")/../scripts/slurm-sweep.sh" "$r/scripts/" || exit 1
+printf '#!/bin/sh\nprintf "%%s\\n" "$@" >>"%s/sbatch.args"\necho 4242\n' "$r" >"$r/bin/sbatch"
+printf '#!/bin/sh\nexit 1\n' >"$r/bin/scontrol"
+chmod +x "$r/bin/sbatch" "$r/bin/scontrol"
+from "$r" "$sweep" --plan -dash "${one[@]}" "$w/d/build-c.zca" >"$tmp/plan.out" \
+  2>"$tmp/err" || bad "--plan -dash: $(cat "$tmp/err")"
+pasted "$r" -dash
+for c in "--run-job ./-dash N" "--merge ./-dash"; do
+  grep -q -- " zcache-sweep $c" "$tmp/plan.out" || bad "--plan -dash printed: $(cat "$tmp/plan.out")"
+done
+[ "$slurm" = "scripts/slurm-sweep.sh ./-dash" ] || bad "--plan -dash, Slurm line: $slurm"
+PATH=$r/bin:$PATH from "$r" sh -c "$slurm" >"$tmp/out" 2>"$tmp/err" ||
+  bad "the printed '$slurm' through sh -c: $(cat "$tmp/err")"
+[ "$(tail -1 "$r/sbatch.args" 2>/dev/null)" = "$(cd "$r" && pwd -P)/-dash/slurm/merge.sh" ] ||
+  bad "'$slurm' submitted no merge of -dash: $(cat "$r/sbatch.args" "$tmp/err")"
+for d in 'a%b' 'c\d'; do
+  from "$r" "$sweep" --plan "$d" "${one[@]}" "$w/d/build-c.zca" >"$tmp/plan.out" \
+    2>"$tmp/err" || bad "--plan $d: $(cat "$tmp/err")"
+  pasted "$r" "$d"
+  [ "$slurm" = "$no_slurm" ] || bad "--plan $d, Slurm line: $slurm"
+  expect 2 "a plan path with control characters, '%' or" env PATH="$r/bin:$PATH" \
+    "$r/scripts/slurm-sweep.sh" "$r/$d"
+done
+from "$r/x%y" "$sweep" --plan p "${one[@]}" "$w/d/build-c.zca" >"$tmp/plan.out" \
+  2>"$tmp/err" || bad "--plan in x%y: $(cat "$tmp/err")"
+pasted "$r/x%y" p
+[ "$slurm" = "$no_slurm" ] || bad "--plan p in x%y, Slurm line: $slurm"
 
 if [ "$fail" = 0 ]; then
   echo "sweep_plan: ok in ${SECONDS}s"

@@ -29,6 +29,9 @@
 
 #define NAME "zcache-sweep"
 #define MAX_SETS 8
+/* The most worker threads a sweep takes: --jobs's bound, and what a
+ * --run-job given more CPUs by Slurm (SLURM_CPUS_PER_TASK) runs. */
+#define MAX_THREADS 64
 
 /* The command line: the library's options, and what only the tool does. */
 struct sweep_args {

@@ -67,6 +67,48 @@ static char *shell_word(const char *s)
     return w;
 }
 
+/* The plan directory as the first word after an option: a relative path
+ * that starts with '-' gets "./", or the command would read it as an
+ * option (slurm-sweep.sh does; getopt-style parsers would). */
+static char *dir_word(const char *dir)
+{
+    char *w, *dotted;
+
+    if (dir[0] != '-')
+        return shell_word(dir);
+    if (!(dotted = malloc(strlen(dir) + 3)))
+        die(1, "%s", "out of memory");
+    strcpy(dotted, "./");
+    strcat(dotted, dir);
+    w = shell_word(dotted);
+    free(dotted);
+    return w;
+}
+
+/* Why scripts/slurm-sweep.sh refuses to submit the plan at dir, or NULL.
+ * It writes the plan's absolute path into sbatch's --output file names,
+ * where '%' starts a pattern (%A, %a) and '\' turns patterns off, and
+ * into the tasks' job scripts; rather than escape them, it refuses any
+ * path (as given, and as resolved) with a control character, '%' or '\'.
+ * Its rule is plain_path(); this is the same rule, so that --plan never
+ * prints a command the script refuses. */
+static const char *slurm_refusal(const char *dir)
+{
+    char *real = realpath(dir, NULL);
+    const char *paths[2] = {dir, real ? real : dir}, *why = NULL;
+
+    for (int i = 0; i < 2 && !why; i++)
+        for (const unsigned char *p = (const unsigned char *)paths[i];
+             *p && !why; p++)
+            if (*p < 0x20 || *p == 0x7f || *p == '%' || *p == '\\')
+                why = "slurm-sweep.sh cannot take this plan: its path holds "
+                      "a control character, '%' or '\\', which sbatch's "
+                      "--output file names and the job scripts cannot carry "
+                      "(plan into a directory named without them)";
+    free(real);
+    return why;
+}
+
 /* ---- --plan ------------------------------------------------------------- */
 
 /* The adaptive rows' CPU prices the plan measured, said: the plan keeps
@@ -108,6 +150,7 @@ void plan_write(zc_sweep *sw, const struct sweep_args *a, int argc, char **argv)
     uint64_t mem_max = 0, id;
     size_t ntraces, nrows;
     struct stat sb;
+    const char *no_slurm;
     char *word;
     int rc;
 
@@ -143,16 +186,21 @@ void plan_write(zc_sweep *sw, const struct sweep_args *a, int argc, char **argv)
             mem_max = jobs[w].memory_bytes;
     zc_sweep_traces(sw, &ntraces);
     zc_sweep_rows(sw, &nrows);
-    /* commands to paste: the directory as one shell word */
-    word = shell_word(a->plan_dir);
+    /* commands to paste: the directory as one shell word, never read as
+     * an option; no Slurm command the script would refuse */
+    word = dir_word(a->plan_dir);
+    no_slurm = slurm_refusal(a->plan_dir);
     printf("plan %s: %zu job%s (%zu trace%s, %zu row%s), each up to %" PRIu64
            " MiB of memory\n"
            "run each:   " NAME " --run-job %s N    (N = 0 .. %zu)\n"
-           "then:       " NAME " --merge %s\n"
-           "on Slurm:   scripts/slurm-sweep.sh %s\n",
+           "then:       " NAME " --merge %s\n",
            word, njobs, njobs != 1 ? "s" : "", ntraces, ntraces != 1 ? "s" : "",
            nrows, nrows != 1 ? "s" : "", (mem_max + (1u << 20) - 1) >> 20, word,
-           njobs - 1, word, word);
+           njobs - 1, word);
+    if (no_slurm)
+        printf("on Slurm:   none: %s\n", no_slurm);
+    else
+        printf("on Slurm:   scripts/slurm-sweep.sh %s\n", word);
     free(word);
     measured_now(sw);
     for (int i = 0; i < argc; i++)
@@ -226,7 +274,10 @@ static void run_options(int argc, char **av, bool merge, const char **ov,
 }
 
 /* One CPU-bound job a task: --run-job's --jobs, else the threads Slurm
- * gave it, else the plan's --jobs, else one. */
+ * gave it, else the plan's --jobs, else one.  --jobs keeps its own check
+ * (parse()'s); Slurm's count is checked here, where it is read, and named
+ * as what it is: a task of 128 CPUs is common, and runs 64 threads, not
+ * none.  (Set but empty is taken as unset.) */
 static const char *job_threads(char **nav, size_t n, const char *given)
 {
     static char arg[24];
@@ -237,7 +288,26 @@ static const char *job_threads(char **nav, size_t n, const char *given)
         planned |= !strcmp(nav[i], "--jobs");
     if (!given && !(s && *s) && planned)
         return NULL;
-    snprintf(arg, sizeof(arg), "%s", given ? given : s && *s ? s : "1");
+    if (given || !(s && *s)) {
+        snprintf(arg, sizeof(arg), "%s", given ? given : "1");
+        return arg;
+    }
+    /* digits only, not all zeros; any length (beyond 64 is 64) */
+    if (strspn(s, "0123456789") != strlen(s) || !strpbrk(s, "123456789"))
+        die(2,
+            "SLURM_CPUS_PER_TASK=%s: want a whole number of CPUs above 0 "
+            "(or give --run-job ... --jobs N)",
+            s);
+    const char *digits = s + strspn(s, "0");
+    if (strlen(digits) > 2 || atoi(digits) > MAX_THREADS) {
+        fprintf(stderr,
+                NAME ": SLURM_CPUS_PER_TASK=%.20s%s: %d worker threads, the "
+                     "most a sweep takes\n",
+                s, strlen(s) > 20 ? "..." : "", MAX_THREADS);
+        snprintf(arg, sizeof(arg), "%d", MAX_THREADS);
+    } else {
+        snprintf(arg, sizeof(arg), "%s", digits);
+    }
     return arg;
 }
 

@@ -131,7 +131,7 @@ static void usage(FILE *f)
             "  --run-job DIR N     run job N of DIR's plan; its rows go to "
             "DIR/results/\n"
             "                      atomically (threads: --jobs, else "
-            "$SLURM_CPUS_PER_TASK, else 1)\n"
+            "$SLURM_CPUS_PER_TASK to 64, else 1)\n"
             "  --merge DIR         every job's rows: the outputs a "
             "one-machine run writes;\n"
             "                      missing or failed jobs are listed by "
@@ -296,8 +296,8 @@ static bool option(struct sweep_args *a, const char *k, const char *v)
     else if (!strcmp(k, "--jobs")) {
         char *end;
         long n = strtol(v, &end, 10);
-        if (*v < '0' || *v > '9' || *end || n < 1 || n > 64)
-            die(2, "--jobs %s: want worker threads, 1 to 64", v);
+        if (*v < '0' || *v > '9' || *end || n < 1 || n > MAX_THREADS)
+            die(2, "--jobs %s: want worker threads, 1 to %d", v, MAX_THREADS);
         o->threads = (int)n;
         a->jobs_set = true;
     } else if (!strcmp(k, "--page-size")) {
@@ -402,8 +402,8 @@ static void parse_args(int argc, char **argv, struct sweep_args *a)
             "table (--output json holds both)");
     if (a->so.threads < 1)
         a->so.threads = 1;
-    if (a->so.threads > 64)
-        a->so.threads = 64;
+    if (a->so.threads > MAX_THREADS)
+        a->so.threads = MAX_THREADS;
     a->so.sets = a->sets;
     a->so.controllers = a->ctl;
 }
