@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# zcache-tracefs under attack (issue 33, items 2, 6, 8, 9, 15, 16): each
+# zcache-tracefs under attack (issue 33, items 2, 6, 8, 9, 15, 16; h13
+# C): each
 # case is a small hand-made capture or a bad option, and what the tool
 # must do with it: name the device it converted and the events of other
 # devices it ignored, or refuse with "FILE:LINE: what" (or the option)
@@ -137,6 +138,22 @@ refuse "--bdevfs 2^32 + 3" "--bdevfs 4294967299: want an s_dev below 2^32" \
   "$data/capture.trace" 2> "$tmp/err" || bad "--read-ahead-kb 4194304: $(cat "$tmp/err")"
 "$replay" --zcache off "$tmp/ra.zca" > /dev/null 2> "$tmp/err" ||
   bad "--read-ahead-kb 4194304 does not read back: $(cat "$tmp/err")"
+
+# ---- h13 C: kswapd and kdamond by their exact names --------------------------
+# kswapd%d (mm/vmscan.c) and kdamond.%d (mm/damon/core.c) evict; a task
+# whose name only holds theirs invalidates.
+for who in kswapd0 kswapd12 kdamond.0 not_kswapd kswapd kswapd0x kdamond kdamond.x \
+  xkdamond.1; do
+  {
+    ev 000 100.0 cat-10 'mm_filemap_add_to_page_cache: dev 7:0 ino 1f pfn=0x1 ofs=0 order=0'
+    ev 000 100.1 "$who-11" 'mm_filemap_delete_from_page_cache: dev 7:0 ino 1f pfn=0x1 ofs=0 order=0'
+  } > "$tmp/del.trace"
+  case $who in
+  kswapd0 | kswapd12 | kdamond.0) want="1 evictions, 0 truncations" ;;
+  *) want="0 evictions, 1 truncations" ;;
+  esac
+  accept "a delete by $who" "$want" --dev 7:0 "$tmp/del.trace"
+done
 
 [ "$fail" = 0 ] && echo "hardening_tracefs: ok"
 exit "$fail"
