@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # zcache-tracefs under attack (issue 33, items 2, 6, 8, 9, 15, 16; h13
-# C): each
+# B, C): each
 # case is a small hand-made capture or a bad option, and what the tool
 # must do with it: name the device it converted and the events of other
 # devices it ignored, or refuse with "FILE:LINE: what" (or the option)
@@ -138,6 +138,25 @@ refuse "--bdevfs 2^32 + 3" "--bdevfs 4294967299: want an s_dev below 2^32" \
   "$data/capture.trace" 2> "$tmp/err" || bad "--read-ahead-kb 4194304: $(cat "$tmp/err")"
 "$replay" --zcache off "$tmp/ra.zca" > /dev/null 2> "$tmp/err" ||
   bad "--read-ahead-kb 4194304 does not read back: $(cat "$tmp/err")"
+
+# ---- h13 B: " [N]" in a task name ------------------------------------------
+# The CPU field is the last " [N]" followed by flags, a time and "EVENT:".
+ev 000 7674.000001 'pool [1]-1234' 'mm_filemap_get_pages: dev=7:0 ino=1f ofs=0-4095' \
+  > "$tmp/pool.trace"
+accept "a task named 'pool [1]'" "access stream: 1 reads" --dev 7:0 "$tmp/pool.trace"
+# A name that looks like the head of a line, near time 0: the event is the
+# get of 2 pages at 100.0, not an event "x" at 0.0.
+{
+  get 000 100.000000 0-4095
+  ev 000 100.000001 'w-9 [1] 0.0: x-10' 'mm_filemap_get_pages: dev=7:0 ino=1f ofs=8192-16383'
+} > "$tmp/w9.trace"
+accept "a task named 'w-9 [1] 0.0: x'" "access stream: 3 reads" --dev 7:0 "$tmp/w9.trace"
+# trace-cmd report text: no flags, an "INSTANCE:" before the task.
+printf '%s\n' \
+  'inst:   pool [1]-1234 [000]  100.000000: mm_filemap_get_pages: dev=7:0 ino=1f ofs=0-4095' \
+  > "$tmp/pool.report"
+accept "a report line of 'pool [1]'" "access stream: 1 reads" --dev 7:0 "$tmp/pool.report"
+accept "the committed report" "device 7:0" --dev 7:0 "$data/capture.report"
 
 # ---- h13 C: kswapd and kdamond by their exact names --------------------------
 # kswapd%d (mm/vmscan.c) and kdamond.%d (mm/damon/core.c) evict; a task
