@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # zcache-tracefs under attack (issue 33, items 2, 6, 8, 9, 15, 16; h13
-# B, C): each
+# B, C, D): each
 # case is a small hand-made capture or a bad option, and what the tool
 # must do with it: name the device it converted and the events of other
 # devices it ignored, or refuse with "FILE:LINE: what" (or the option)
@@ -173,6 +173,22 @@ for who in kswapd0 kswapd12 kdamond.0 not_kswapd kswapd kswapd0x kdamond kdamond
   esac
   accept "a delete by $who" "$want" --dev 7:0 "$tmp/del.trace"
 done
+
+# ---- h13 D: a CR only right before the newline --------------------------------
+get 000 100.0 4096-8191 | sed 's/ofs=4096/ofs=4096\r0/' > "$tmp/cr.trace"
+refuse "a CR inside a capture line" \
+  "cr.trace:1: a CR inside the line (one is taken only right before the newline)" \
+  --dev 7:0 "$tmp/cr.trace"
+{
+  get 000 100.0 0-4095
+  get 000 100.1 4096-8191
+} | sed 's/$/\r/' > "$tmp/crlf.trace"
+accept "a CRLF capture" "access stream: 2 reads" --dev 7:0 "$tmp/crlf.trace"
+sed 's/$/\r/' "$data/capture.sizes" > "$tmp/crlf.sizes"
+accept "CRLF --sizes" "device 7:0" --dev 7:0 --sizes "$tmp/crlf.sizes" "$data/capture.trace"
+sed '1s/$/\rx/' "$data/capture.sizes" > "$tmp/cr.sizes"
+refuse "a CR inside a --sizes line" "cr.sizes:1: a CR inside the line" \
+  --dev 7:0 --sizes "$tmp/cr.sizes" "$data/capture.trace"
 
 [ "$fail" = 0 ] && echo "hardening_tracefs: ok"
 exit "$fail"

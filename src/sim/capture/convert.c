@@ -12,8 +12,8 @@
  *      lines checked, to find its device (events.c); the extents, the
  *      sizes, the live list, the image
  *   3. the outputs made (blkparse, pack, op stream, access stream)
- *   4. the capture, line by line (1 MiB at most, no NUL byte, the last
- *      one ended by its newline)
+ *   4. the capture, line by line (1 MiB at most, no NUL byte, no CR but
+ *      one right before the newline, the last one ended by its newline)
  *   5. a capture with no event of the device is refused
  *   6. the outputs finished: the streams' end records, then the pack, whose
  *      keys are read from the image last (in key order), then the inodes
@@ -118,14 +118,23 @@ static int open_input(struct zc__cap *c, const char *path, FILE **out)
  * 1 MiB or holding a NUL byte is bad input, and so is a last line without
  * its newline: a file cut there (a capture stopped mid-write) may have
  * lost the line's end, and "ofs=40960" cut to "ofs=40" reads as another
- * value.  A read error is not taken for the end. */
+ * value.  A CR is taken only right before the newline (a CRLF file) and
+ * dropped; anywhere else it is bad input, not an end of line: the rest of
+ * "ofs=4096\r0" is a part of the value, not to be lost.  A read error is
+ * not taken for the end. */
 static int next_line(struct zc__cap *c, FILE *f, const char *path, uint64_t ln,
                      char *buf)
 {
     size_t len = 0;
+    bool cr = false; /* the previous byte was a CR */
     int ch;
 
     while ((ch = getc_unlocked(f)) != EOF && ch != '\n') {
+        if (cr)
+            return zc__cap_refuse(c, -ZC_EFORMAT,
+                                  "%s:%" PRIu64 ": a CR inside the line (one "
+                                  "is taken only right before the newline)",
+                                  path, ln);
         if (len == ZC__CAP_LINE_MAX)
             return zc__cap_refuse(c, -ZC_EFORMAT,
                                   "%s:%" PRIu64 ": line longer than 1 MiB",
@@ -134,6 +143,7 @@ static int next_line(struct zc__cap *c, FILE *f, const char *path, uint64_t ln,
             return zc__cap_refuse(c, -ZC_EFORMAT,
                                   "%s:%" PRIu64 ": a NUL byte in the line",
                                   path, ln);
+        cr = ch == '\r';
         buf[len++] = (char)ch;
     }
     if (ch == EOF && ferror(f))
@@ -144,7 +154,7 @@ static int next_line(struct zc__cap *c, FILE *f, const char *path, uint64_t ln,
                               "%s:%" PRIu64 ": the last line has no newline: "
                               "the file was cut (remove the line, or end it)",
                               path, ln);
-    buf[len] = '\0';
+    buf[len - cr] = '\0';
     return ch != EOF;
 }
 

@@ -597,7 +597,6 @@ int zc__cap_line(struct zc__cap *c, char *s)
     uint64_t rel = 0;
     int rc;
 
-    s[strcspn(s, "\r\n")] = '\0';
     p = s + strspn(s, " \t");
     if (*p == '#' || *p == '\0' || report_header(p))
         return 0;
