@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # zcache-tracefs under attack (issue 33, items 2, 6, 8, 9, 15, 16; h13
-# B, C, D): each
+# A-D): each
 # case is a small hand-made capture or a bad option, and what the tool
 # must do with it: name the device it converted and the events of other
 # devices it ignored, or refuse with "FILE:LINE: what" (or the option)
@@ -138,6 +138,29 @@ refuse "--bdevfs 2^32 + 3" "--bdevfs 4294967299: want an s_dev below 2^32" \
   "$data/capture.trace" 2> "$tmp/err" || bad "--read-ahead-kb 4194304: $(cat "$tmp/err")"
 "$replay" --zcache off "$tmp/ra.zca" > /dev/null 2> "$tmp/err" ||
   bad "--read-ahead-kb 4194304 does not read back: $(cat "$tmp/err")"
+
+# ---- h13 A: one new file under two spellings -------------------------------
+# Neither output exists yet, so stat() cannot tell: the canonical names
+# (the directory's realpath and the base name; a dangling symlink's
+# target) do.
+get 000 100.0 0-4095 > "$tmp/get.trace"
+abs_tracefs=$(cd "$(dirname "$tracefs")" && pwd)/$(basename "$tracefs")
+expect 2 "--blkparse a.zca: and --access ./a.zca: one file for two outputs" \
+  sh -c 'cd "$1" && shift && exec "$@"' - "$tmp" "$abs_tracefs" --dev 7:0 \
+  --access ./a.zca --blkparse a.zca get.trace
+[ ! -e "$tmp/a.zca" ] || bad "./a.zca and a.zca: output left behind"
+ln -s a2.zca "$tmp/lnk"
+expect 2 "--blkparse $tmp/lnk: and --access $tmp/a2.zca: one file for two outputs" \
+  "$tracefs" --dev 7:0 --access "$tmp/a2.zca" --blkparse "$tmp/lnk" "$tmp/get.trace"
+[ ! -e "$tmp/a2.zca" ] || bad "a symlink to a new file: output left behind"
+mkdir "$tmp/sub"
+ln -s ../a3.zca "$tmp/sub/lnk3" # relative to the link's directory
+expect 2 "--blkparse $tmp/sub/lnk3: and --access $tmp/sub/../a3.zca: one file" \
+  "$tracefs" --dev 7:0 --access "$tmp/sub/../a3.zca" --blkparse "$tmp/sub/lnk3" \
+  "$tmp/get.trace"
+# Two names of two files are still two outputs.
+expect 0 "device 7:0" "$tracefs" --dev 7:0 --access "$tmp/sub/a3.zca" \
+  --blkparse "$tmp/a3.zca" "$tmp/get.trace"
 
 # ---- h13 B: " [N]" in a task name ------------------------------------------
 # The CPU field is the last " [N]" followed by flags, a time and "EVENT:".
