@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# zcache-tracefs under attack (issue 33, items 2, 6, 8, 9, 15, 16): each
+# zcache-tracefs under attack (issue 33, items 2, 6, 8, 9, 15, 16; h13
+# A-D): each
 # case is a small hand-made capture or a bad option, and what the tool
 # must do with it: name the device it converted and the events of other
 # devices it ignored, or refuse with "FILE:LINE: what" (or the option)
@@ -137,6 +138,80 @@ refuse "--bdevfs 2^32 + 3" "--bdevfs 4294967299: want an s_dev below 2^32" \
   "$data/capture.trace" 2> "$tmp/err" || bad "--read-ahead-kb 4194304: $(cat "$tmp/err")"
 "$replay" --zcache off "$tmp/ra.zca" > /dev/null 2> "$tmp/err" ||
   bad "--read-ahead-kb 4194304 does not read back: $(cat "$tmp/err")"
+
+# ---- h13 A: one new file under two spellings -------------------------------
+# Neither output exists yet, so stat() cannot tell: the canonical names
+# (the directory's realpath and the base name; a dangling symlink's
+# target) do.
+get 000 100.0 0-4095 > "$tmp/get.trace"
+abs_tracefs=$(cd "$(dirname "$tracefs")" && pwd)/$(basename "$tracefs")
+expect 2 "--blkparse a.zca: and --access ./a.zca: one file for two outputs" \
+  sh -c 'cd "$1" && shift && exec "$@"' - "$tmp" "$abs_tracefs" --dev 7:0 \
+  --access ./a.zca --blkparse a.zca get.trace
+[ ! -e "$tmp/a.zca" ] || bad "./a.zca and a.zca: output left behind"
+ln -s a2.zca "$tmp/lnk"
+expect 2 "--blkparse $tmp/lnk: and --access $tmp/a2.zca: one file for two outputs" \
+  "$tracefs" --dev 7:0 --access "$tmp/a2.zca" --blkparse "$tmp/lnk" "$tmp/get.trace"
+[ ! -e "$tmp/a2.zca" ] || bad "a symlink to a new file: output left behind"
+mkdir "$tmp/sub"
+ln -s ../a3.zca "$tmp/sub/lnk3" # relative to the link's directory
+expect 2 "--blkparse $tmp/sub/lnk3: and --access $tmp/sub/../a3.zca: one file" \
+  "$tracefs" --dev 7:0 --access "$tmp/sub/../a3.zca" --blkparse "$tmp/sub/lnk3" \
+  "$tmp/get.trace"
+# Two names of two files are still two outputs.
+expect 0 "device 7:0" "$tracefs" --dev 7:0 --access "$tmp/sub/a3.zca" \
+  --blkparse "$tmp/a3.zca" "$tmp/get.trace"
+
+# ---- h13 B: " [N]" in a task name ------------------------------------------
+# The CPU field is the last " [N]" followed by flags, a time and "EVENT:".
+ev 000 7674.000001 'pool [1]-1234' 'mm_filemap_get_pages: dev=7:0 ino=1f ofs=0-4095' \
+  > "$tmp/pool.trace"
+accept "a task named 'pool [1]'" "access stream: 1 reads" --dev 7:0 "$tmp/pool.trace"
+# A name that looks like the head of a line, near time 0: the event is the
+# get of 2 pages at 100.0, not an event "x" at 0.0.
+{
+  get 000 100.000000 0-4095
+  ev 000 100.000001 'w-9 [1] 0.0: x-10' 'mm_filemap_get_pages: dev=7:0 ino=1f ofs=8192-16383'
+} > "$tmp/w9.trace"
+accept "a task named 'w-9 [1] 0.0: x'" "access stream: 3 reads" --dev 7:0 "$tmp/w9.trace"
+# trace-cmd report text: no flags, an "INSTANCE:" before the task.
+printf '%s\n' \
+  'inst:   pool [1]-1234 [000]  100.000000: mm_filemap_get_pages: dev=7:0 ino=1f ofs=0-4095' \
+  > "$tmp/pool.report"
+accept "a report line of 'pool [1]'" "access stream: 1 reads" --dev 7:0 "$tmp/pool.report"
+accept "the committed report" "device 7:0" --dev 7:0 "$data/capture.report"
+
+# ---- h13 C: kswapd and kdamond by their exact names --------------------------
+# kswapd%d (mm/vmscan.c) and kdamond.%d (mm/damon/core.c) evict; a task
+# whose name only holds theirs invalidates.
+for who in kswapd0 kswapd12 kdamond.0 not_kswapd kswapd kswapd0x kdamond kdamond.x \
+  xkdamond.1; do
+  {
+    ev 000 100.0 cat-10 'mm_filemap_add_to_page_cache: dev 7:0 ino 1f pfn=0x1 ofs=0 order=0'
+    ev 000 100.1 "$who-11" 'mm_filemap_delete_from_page_cache: dev 7:0 ino 1f pfn=0x1 ofs=0 order=0'
+  } > "$tmp/del.trace"
+  case $who in
+  kswapd0 | kswapd12 | kdamond.0) want="1 evictions, 0 truncations" ;;
+  *) want="0 evictions, 1 truncations" ;;
+  esac
+  accept "a delete by $who" "$want" --dev 7:0 "$tmp/del.trace"
+done
+
+# ---- h13 D: a CR only right before the newline --------------------------------
+get 000 100.0 4096-8191 | sed 's/ofs=4096/ofs=4096\r0/' > "$tmp/cr.trace"
+refuse "a CR inside a capture line" \
+  "cr.trace:1: a CR inside the line (one is taken only right before the newline)" \
+  --dev 7:0 "$tmp/cr.trace"
+{
+  get 000 100.0 0-4095
+  get 000 100.1 4096-8191
+} | sed 's/$/\r/' > "$tmp/crlf.trace"
+accept "a CRLF capture" "access stream: 2 reads" --dev 7:0 "$tmp/crlf.trace"
+sed 's/$/\r/' "$data/capture.sizes" > "$tmp/crlf.sizes"
+accept "CRLF --sizes" "device 7:0" --dev 7:0 --sizes "$tmp/crlf.sizes" "$data/capture.trace"
+sed '1s/$/\rx/' "$data/capture.sizes" > "$tmp/cr.sizes"
+refuse "a CR inside a --sizes line" "cr.sizes:1: a CR inside the line" \
+  --dev 7:0 --sizes "$tmp/cr.sizes" "$data/capture.trace"
 
 [ "$fail" = 0 ] && echo "hardening_tracefs: ok"
 exit "$fail"

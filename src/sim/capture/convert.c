@@ -5,15 +5,16 @@
  * The stages, in the order their failures are told:
  *
  *   1. the options: an op stream or a pack needs the image and the device;
- *      no output over an input or another output (same name, or same
- *      device and inode); the side inputs are regular files
+ *      no output over an input or another output (same name, same device
+ *      and inode, or same canonical name); the side inputs are regular
+ *      files
  *   2. the inputs, each read and checked before any output exists: the
  *      capture opened; without --dev, the capture read once through, its
  *      lines checked, to find its device (events.c); the extents, the
  *      sizes, the live list, the image
  *   3. the outputs made (blkparse, pack, op stream, access stream)
- *   4. the capture, line by line (1 MiB at most, no NUL byte, the last
- *      one ended by its newline)
+ *   4. the capture, line by line (1 MiB at most, no NUL byte, no CR but
+ *      one right before the newline, the last one ended by its newline)
  *   5. a capture with no event of the device is refused
  *   6. the outputs finished: the streams' end records, then the pack, whose
  *      keys are read from the image last (in key order), then the inodes
@@ -28,8 +29,11 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define _XOPEN_SOURCE 700 /* realpath() */
+
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,14 +122,23 @@ static int open_input(struct zc__cap *c, const char *path, FILE **out)
  * 1 MiB or holding a NUL byte is bad input, and so is a last line without
  * its newline: a file cut there (a capture stopped mid-write) may have
  * lost the line's end, and "ofs=40960" cut to "ofs=40" reads as another
- * value.  A read error is not taken for the end. */
+ * value.  A CR is taken only right before the newline (a CRLF file) and
+ * dropped; anywhere else it is bad input, not an end of line: the rest of
+ * "ofs=4096\r0" is a part of the value, not to be lost.  A read error is
+ * not taken for the end. */
 static int next_line(struct zc__cap *c, FILE *f, const char *path, uint64_t ln,
                      char *buf)
 {
     size_t len = 0;
+    bool cr = false; /* the previous byte was a CR */
     int ch;
 
     while ((ch = getc_unlocked(f)) != EOF && ch != '\n') {
+        if (cr)
+            return zc__cap_refuse(c, -ZC_EFORMAT,
+                                  "%s:%" PRIu64 ": a CR inside the line (one "
+                                  "is taken only right before the newline)",
+                                  path, ln);
         if (len == ZC__CAP_LINE_MAX)
             return zc__cap_refuse(c, -ZC_EFORMAT,
                                   "%s:%" PRIu64 ": line longer than 1 MiB",
@@ -134,6 +147,7 @@ static int next_line(struct zc__cap *c, FILE *f, const char *path, uint64_t ln,
             return zc__cap_refuse(c, -ZC_EFORMAT,
                                   "%s:%" PRIu64 ": a NUL byte in the line",
                                   path, ln);
+        cr = ch == '\r';
         buf[len++] = (char)ch;
     }
     if (ch == EOF && ferror(f))
@@ -144,7 +158,7 @@ static int next_line(struct zc__cap *c, FILE *f, const char *path, uint64_t ln,
                               "%s:%" PRIu64 ": the last line has no newline: "
                               "the file was cut (remove the line, or end it)",
                               path, ln);
-    buf[len] = '\0';
+    buf[len - cr] = '\0';
     return ch != EOF;
 }
 
@@ -206,16 +220,78 @@ static int check_options(struct zc__cap *c)
     return 0;
 }
 
-/* Whether paths a and b name one file (the same name, or the same device
- * and inode: a link, another spelling). */
+/* The links followed to name one file, as the kernel's MAXSYMLINKS. */
+#define LINKS_MAX 40
+
+/* The canonical name of path, malloc'd, for a file that may not exist yet
+ * (an output): an existing file's realpath(); a dangling symlink's, that
+ * of its target (relative to the link's directory), which is the file
+ * output.c makes; any other name's, the realpath() of its directory and
+ * its base name.  NULL when the directory does not resolve, the links go
+ * deeper than LINKS_MAX, or memory runs out. */
+static char *canonical(const char *path, int links)
+{
+    struct stat st;
+    char *copy, *slash, *dir, *out = NULL;
+    const char *base;
+    char target[PATH_MAX];
+    ssize_t n;
+
+    if (!stat(path, &st))
+        return realpath(path, NULL);
+    if (!lstat(path, &st) && S_ISLNK(st.st_mode)) {
+        if (links == LINKS_MAX ||
+            (n = readlink(path, target, sizeof(target) - 1)) < 0)
+            return NULL;
+        target[n] = '\0';
+        slash = strrchr(path, '/');
+        if (target[0] == '/' || !slash)
+            return canonical(target, links + 1);
+        if (!(copy = malloc((size_t)(slash - path) + 2 + (size_t)n)))
+            return NULL;
+        sprintf(copy, "%.*s/%s", (int)(slash - path), path, target);
+        out = canonical(copy, links + 1);
+        free(copy);
+        return out;
+    }
+    if (!(copy = strdup(path)))
+        return NULL;
+    for (size_t len = strlen(copy); len > 1 && copy[len - 1] == '/';)
+        copy[--len] = '\0'; /* "a.zca/" names a.zca */
+    slash = strrchr(copy, '/');
+    base = slash ? slash + 1 : copy;
+    if (slash)
+        *slash = '\0';
+    dir = realpath(!slash ? "." : slash == copy ? "/" : copy, NULL);
+    if (dir && (out = malloc(strlen(dir) + strlen(base) + 2)))
+        sprintf(out, "%s/%s", dir[1] ? dir : "", base);
+    free(dir);
+    free(copy);
+    return out;
+}
+
+/* Whether paths a and b name one file: the same name, the same device and
+ * inode (a hard link, another spelling), or the same canonical name (one
+ * of a file not made yet: "./a.zca" and "a.zca", a symlink and the
+ * target it would make).  "-", standard input or output, is only itself. */
 static bool same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
+    char *ca, *cb;
+    bool same;
 
     if (!strcmp(a, b))
         return true;
-    return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
+    if (!strcmp(a, "-") || !strcmp(b, "-"))
+        return false;
+    if (!stat(a, &sa) && !stat(b, &sb))
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    ca = canonical(a, 0);
+    cb = canonical(b, 0);
+    same = ca && cb && !strcmp(ca, cb);
+    free(ca);
+    free(cb);
+    return same;
 }
 
 /* No output over an input or over another output, before any is made;

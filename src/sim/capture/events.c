@@ -8,8 +8,10 @@
  *   trace_pipe:  "   TASK-PID   [CPU] FLAGS SECONDS.FRACTION: EVENT: DETAILS"
  *   trace-cmd:   "[INSTANCE:] TASK-PID [CPU] SECONDS.FRACTION: EVENT: DETAILS"
  *
- * The task name may hold blanks and dashes (the pid follows the last
- * dash before the CPU); `trace-cmd report` adds header lines ("cpus=2",
+ * The task name may hold blanks, dashes and even " [N]" (a thread pool's
+ * "pool [1]"): the CPU field is the last " [N]" that "-PID" precedes and
+ * flags, a time and "EVENT:" follow (find_head()), and the pid is after
+ * the dash before it.  `trace-cmd report` adds header lines ("cpus=2",
  * "CPU 1 is empty", ...), which are skipped, as are comments and blank
  * lines.  The details differ by event: filemap events print "dev=7:0" or
  * "dev 7:0" and the inode in hex, ext4 events "dev 7,0" and the inode in
@@ -446,19 +448,6 @@ static bool report_header(const char *p)
            !strncmp(p, "trace-cmd:", 10);
 }
 
-/* The CPU field: the first " [digits]", or NULL. */
-static char *cpu_field(char *p)
-{
-    char *s;
-
-    for (s = strstr(p, " ["); s; s = strstr(s + 1, " [")) {
-        size_t d = strspn(s + 2, "0123456789");
-        if (d && s[2 + d] == ']')
-            break;
-    }
-    return s;
-}
-
 /* "SECONDS.FRACTION:" at *p into *t_ns; *p moved to the colon.  NULL, or
  * what is wrong. */
 static const char *timestamp(const char **p, uint64_t *t_ns)
@@ -482,6 +471,88 @@ static const char *timestamp(const char **p, uint64_t *t_ns)
     *t_ns = sec * 1000000000u + frac;
     *p = c;
     return NULL;
+}
+
+/* The head of an event line, around one candidate CPU field " [N]":
+ * the dash before the pid, the CPU, the time, the event's name and the
+ * colon after it.  Pointers into the line, which is left as it is. */
+struct head {
+    char *dash, *name, *colon;
+    uint64_t pid, cpu, t_ns;
+};
+
+/* The head of the line at p if its CPU field is the " [" at cpu_open:
+ * "-PID" and blanks right before it; after it the CPU, optional flags
+ * (trace_pipe), "SECONDS.FRACTION:" and "EVENT:", EVENT a C identifier
+ * as every trace event's name is.  NULL, or what is wrong.  Each check
+ * reads only up to the next blank or bracket, so that trying every
+ * candidate of a line is linear in its length. */
+static const char *head_at(char *p, char *cpu_open, struct head *h)
+{
+    char *q = cpu_open, *digits;
+    const char *v, *why;
+
+    while (q > p && q[-1] == ' ')
+        q--;
+    digits = q;
+    while (digits > p && digits[-1] >= '0' && digits[-1] <= '9')
+        digits--;
+    v = digits;
+    if (digits == q || digits == p || digits[-1] != '-' ||
+        !zc__cap_take_u64(&v, 10, "", &h->pid) || h->pid > UINT32_MAX)
+        return "no TASK-PID before the CPU";
+    h->dash = digits - 1;
+    v = cpu_open + 2;
+    if (!zc__cap_take_u64(&v, 10, "]", &h->cpu))
+        return "a bad CPU number";
+    if (h->cpu >= ZC__CAP_MAX_CPUS)
+        return "a CPU number beyond 8191";
+    /* Optional flags (trace_pipe), then the timestamp "S.F:" */
+    q = (char *)v + 1;
+    q += strspn(q, " ");
+    v = q + strcspn(q, " [");
+    if (v > q && v[-1] != ':')
+        q = (char *)v + strspn(v, " ");
+    v = q;
+    if ((why = timestamp(&v, &h->t_ns)) != NULL)
+        return why;
+    h->name = (char *)v + 1;
+    h->name += strspn(h->name, " ");
+    h->colon = h->name + strspn(h->name, "abcdefghijklmnopqrstuvwxyz"
+                                         "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                         "0123456789_");
+    if (h->colon == h->name || *h->colon != ':')
+        return "no event name";
+    return NULL;
+}
+
+/* The head of the line at p: of its last CPU field " [N]" that has one.
+ * A task name may hold " [N]" itself (a thread pool's "pool [1]", or a
+ * name made to look like a line, "w-9 [1] 0.0: x"), but nothing follows
+ * the true CPU field in the task's name; the details of the events read
+ * hold no "-PID [N] S.F: EVENT:".  NULL, or what is wrong with the first
+ * CPU field (or that there is none). */
+static const char *find_head(char *p, struct head *h)
+{
+    const char *first_why = NULL;
+    struct head at;
+    bool found = false;
+
+    for (char *s = strstr(p, " ["); s; s = strstr(s + 1, " [")) {
+        size_t d = strspn(s + 2, "0123456789");
+        const char *why;
+        if (!d || s[2 + d] != ']')
+            continue;
+        if ((why = head_at(p, s, &at)) == NULL) {
+            *h = at;
+            found = true;
+        } else if (!first_why) {
+            first_why = why;
+        }
+    }
+    if (found)
+        return NULL;
+    return first_why ? first_why : "not a tracefs event line";
 }
 
 /* The time of an event of CPU cpu, checked against the CPU's previous
@@ -520,12 +591,12 @@ static int event_time(struct zc__cap *c, unsigned cpu, uint64_t t_ns,
 
 int zc__cap_line(struct zc__cap *c, char *s)
 {
-    char *p, *q, *cpu_open, *task;
-    const char *v, *why;
-    uint64_t pid, cpu, t_ns, rel = 0;
+    struct head h = {0};
+    char *p, *q, *task;
+    const char *why;
+    uint64_t rel = 0;
     int rc;
 
-    s[strcspn(s, "\r\n")] = '\0';
     p = s + strspn(s, " \t");
     if (*p == '#' || *p == '\0' || report_header(p))
         return 0;
@@ -533,46 +604,20 @@ int zc__cap_line(struct zc__cap *c, char *s)
         strstr(p, "EVENTS DROPPED"))
         return zc__cap_bad(c, "the recording lost events (its buffer "
                               "overflowed): it is incomplete");
-    if (!(cpu_open = cpu_field(p)))
-        return zc__cap_bad(c, "not a tracefs event line");
-    *cpu_open = '\0';
-    /* TASK-PID: the pid is after the last dash.  trace-cmd puts
-     * "INSTANCE:" and blanks before it. */
-    if (!(q = strrchr(p, '-')))
-        return zc__cap_bad(c, "no TASK-PID before the CPU");
-    *q = '\0';
-    v = q + 1;
-    if (!zc__cap_take_u64(&v, 10, "", &pid) || v[strspn(v, " ")] ||
-        pid > UINT32_MAX)
-        return zc__cap_bad(c, "no TASK-PID before the CPU");
+    if ((why = find_head(p, &h)) != NULL)
+        return zc__cap_bad(c, why);
+    /* TASK-PID: trace-cmd puts "INSTANCE:" and blanks before it. */
+    *h.dash = '\0';
     task = p + strspn(p, " ");
     q = task + strcspn(task, " ");
     if (q > task && q[-1] == ':' && q[strspn(q, " ")]) /* "INSTANCE:" */
         task = q + strspn(q, " ");
-    v = cpu_open + 2;
-    if (!zc__cap_take_u64(&v, 10, "]", &cpu))
-        return zc__cap_bad(c, "a bad CPU number");
-    if (cpu >= ZC__CAP_MAX_CPUS)
-        return zc__cap_bad(c, "a CPU number beyond 8191");
-    /* Optional flags (trace_pipe), then the timestamp "S.F:" */
-    p = (char *)v + 1;
-    p += strspn(p, " ");
-    q = p + strcspn(p, " ");
-    if (q > p && q[-1] != ':')
-        p = q + strspn(q, " ");
-    v = p;
-    if ((why = timestamp(&v, &t_ns)) != NULL)
-        return zc__cap_bad(c, why);
-    if ((rc = event_time(c, (unsigned)cpu, t_ns, &rel)))
+    if ((rc = event_time(c, (unsigned)h.cpu, h.t_ns, &rel)))
         return rc;
-    p = (char *)v + 1;
-    p += strspn(p, " ");
-    q = strchr(p, ':');
-    if (!q || q == p)
-        return zc__cap_bad(c, "no event name");
-    *q++ = '\0';
+    *h.colon = '\0';
+    q = h.colon + 1;
     q += strspn(q, " ");
     c->n.lines++;
     c->event_no++;
-    return event(c, p, q, task, (uint32_t)pid, (unsigned)cpu, rel);
+    return event(c, h.name, q, task, (uint32_t)h.pid, (unsigned)h.cpu, rel);
 }

@@ -236,13 +236,29 @@ void zc__cap_accessed(struct zc__cap *c, struct zc__cap_task *t, uint32_t pid)
 /* ---- adds and deletes -------------------------------------------------------
  */
 
-/* Whether a delete by task pid (named comm) is an eviction (above). */
+/* Whether comm is prefix followed by one or more digits and nothing else:
+ * the name a kernel thread is given, never a substring of another task's
+ * ("not_kswapd", "kswapd_test" are user tasks that invalidate). */
+static bool kthread_named(const char *comm, const char *prefix)
+{
+    size_t n = strlen(prefix), d;
+
+    if (strncmp(comm, prefix, n))
+        return false;
+    d = strspn(comm + n, "0123456789");
+    return d > 0 && comm[n + d] == '\0';
+}
+
+/* Whether a delete by task pid (named comm) is an eviction (above).  The
+ * threads by name: kswapd, one per NUMA node, "kswapd%d"
+ * (kswapd_run(), mm/vmscan.c); DAMON's "kdamond.%d"
+ * (damon_start(), mm/damon/core.c, Linux 6.x). */
 static bool evicts(struct zc__cap *c, uint32_t pid, const char *comm)
 {
     const struct zc__cap_task *t = task_find(c, pid);
 
-    return (t && t->reclaim_depth > 0) || strstr(comm, "kswapd") ||
-           strstr(comm, "kdamond");
+    return (t && t->reclaim_depth > 0) || kthread_named(comm, "kswapd") ||
+           kthread_named(comm, "kdamond.");
 }
 
 int zc__cap_folio(struct zc__cap *c, bool add, uint32_t sdev, uint64_t ino,
