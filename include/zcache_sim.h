@@ -1045,7 +1045,9 @@ typedef struct zc_tracefs_summary {
     uint64_t samples;       /* resident samples written (one before each
                                access whose count changed) */
     uint64_t resident_min, resident_median, resident_max; /* of the samples
-                               (the median: the middle one, sorted) */
+                               (the median: zc_resident_median(), each
+                               sample weighed by the accesses it held
+                               for) */
     uint64_t resident_below_zero; /* deletes of pages cached before the
                                      capture began (the count stays 0) */
     uint64_t kernel_hits, kernel_misses; /* accessed pages the kernel had
@@ -1102,9 +1104,12 @@ ZC_API int zc_tracefs_convert(const zc_tracefs_options *opt,
  *   model gets, puts   the same of the model's op stream: its read misses,
  *       readahead and write misses; its evictions.
  *   evicted overlap    the share of the kernel's pool-0 evictions that the
- *       model also makes at about the same point (zc_fidelity_match()),
- *       within a window of the median resident count: a page evicted a
- *       whole cache turnover apart is another event.
+ *       model also makes at about the same point of its own eviction
+ *       order, the two orders aligned first (zc_fidelity_match()), within
+ *       a window of the median resident count: a page evicted a whole
+ *       cache turnover from its aligned point is another event, and
+ *       evictions only one side makes (pages cached before the
+ *       recording, reclaimed first) cost only themselves.
  *   curve              per zcache capacity: the zcache hits and gets of the
  *       kernel stream's pool 0 played into a zcache of that capacity (the
  *       other pools are left out: the model cannot see them), and of the
@@ -1124,16 +1129,28 @@ ZC_API int zc_tracefs_convert(const zc_tracefs_options *opt,
  * thread.
  */
 
+/** A resident count and the requests that saw it. */
+typedef struct zc_resident_sample {
+    uint64_t pages;    /* the kernel's resident page count of a file system */
+    uint64_t requests; /* requests of the access stream during which it
+                          held: from its sample to the file system's next */
+} zc_resident_sample;
+
 /**
- * The median of the resident samples, defined once: samples[n] are a
- * recording's samples of the kernel's resident page count, each counted
- * once (a sample is a change of the count of its file system, as the
- * recorder writes them).  Sorts samples ascending in place (so samples[0]
- * and samples[n - 1] are the least and the greatest) and returns the
- * upper median, samples[n / 2]; 0 when n is 0.  NAME.info's median
- * (zcache-tracefs) and the fidelity window are this number.
+ * The median resident count, defined once: samples[n] are a recording's
+ * samples of the kernel's resident page count (a sample is a change of
+ * its file system's count, written before a request, as the recorder
+ * writes them), each with the requests it held for (entries of the same
+ * count may repeat; their requests add up).  The median is over the
+ * requests, not the samples: sorted by the count each saw, the count of
+ * the request at rank R / 2 from 0 (R = the requests in all; the upper
+ * median).  A cache that changes often while it fills weighs what those
+ * few requests weigh.  Sorts samples by count, ascending, in place (so
+ * samples[0] and samples[n - 1] are the least and the greatest counts);
+ * returns 0 when n or R is 0.  NAME.info's median (zcache-tracefs), the
+ * fidelity window and the fixed page-cache size are this number.
  */
-ZC_API uint64_t zc_resident_median(uint64_t *samples, size_t n);
+ZC_API uint64_t zc_resident_median(zc_resident_sample *samples, size_t n);
 
 /** An evicted page of a file: (inode, page index). */
 typedef struct zc_fidelity_page {
@@ -1142,11 +1159,36 @@ typedef struct zc_fidelity_page {
 
 /**
  * The eviction matcher: how many of the kernel's evictions kernel[nkernel]
- * (in order) the model's model[nmodel] (in order) also make.  Kernel
- * eviction i, taken in order, matches the model eviction j of the same
- * page, not matched before, with |i - j| <= window, the nearest one (the
- * earlier on a tie).  Returns 0 and *matched; -ZC_EINVAL (NULL arrays with
- * entries, NULL matched); -ZC_ENOMEM.
+ * (in order) the model's model[nmodel] (in order) also make, near the same
+ * point once the two orders are aligned.  W = window; U = max(W, 16).
+ *   - The kernel's evictions are taken 16 U at a time (a segment), with
+ *     the model's 32 U evictions from max(0, A - W), A being the aligned
+ *     point reached (0 at first).
+ *   - The segment is aligned with them by a longest common subsequence:
+ *     pairs of the same page (inode, index), the model position A or
+ *     later, both orders kept (Hunt and Szymanski's; each kernel
+ *     eviction's candidates from the largest model position down; for
+ *     each length k the chain ending earliest).  A chain's jumps J add
+ *     up, for each pair, the model evictions between it and the pair
+ *     before (A for the first) beyond W.  The chain with the most k - J
+ *     is kept (the shorter on a tie; none if none is above 0): skipping a
+ *     few evictions at a time is free, a jump (to a whole turn of a loop
+ *     ahead, where a chain is about as long) costs a pair per eviction.
+ *   - Kernel eviction i's aligned point a(i) is the model position of the
+ *     chain's last pair at or before i, but never less than A.
+ *   - The first half of the segment (all of it after the kernel's last
+ *     eviction) is decided in order: eviction i matches the earliest model
+ *     eviction of the same page among those, not matched before, with
+ *     a(i) - W <= j <= a(i) + W.  A becomes the last a(i); the next
+ *     segment starts after the decided half.
+ * So evictions only the kernel makes (pages cached before the recording,
+ * reclaimed first) cost only themselves, however many; so do those only
+ * the model makes, a few at a time or in a run that the common evictions
+ * after it pay for; and the orders may differ locally by W.  Memory
+ * follows W (some 4 KiB per U, and the alignment's live pairs), not the
+ * numbers of evictions; each side is read once, in step.  Returns 0 and
+ * *matched; -ZC_EINVAL (NULL arrays with entries, NULL matched);
+ * -ZC_ENOMEM.
  */
 ZC_API int zc_fidelity_match(const zc_fidelity_page *kernel, size_t nkernel,
                              const zc_fidelity_page *model, size_t nmodel,
@@ -1158,7 +1200,7 @@ typedef enum zc_fidelity_size {
      * last sample of the request's file system; from the start, the
      * stream's first sample (not a cache of 0) */
     ZC_FIDELITY_SIZE_KERNEL,
-    /* fixed: zc_resident_median() of the samples */
+    /* fixed: zc_resident_median() of the counts the requests saw */
     ZC_FIDELITY_SIZE_MEDIAN,
     ZC_FIDELITY_SIZES
 } zc_fidelity_size;
@@ -1168,7 +1210,8 @@ ZC_API const char *zc_fidelity_size_name(unsigned size);
 
 /** Where a fidelity run is (zc_fidelity_progress). */
 typedef enum zc_fidelity_stage {
-    ZC_FIDELITY_STAGE_LOAD,   /* the access stream read into memory */
+    ZC_FIDELITY_STAGE_LOAD,   /* the access stream counted (a first
+                                 reading: requests, resident counts) */
     ZC_FIDELITY_STAGE_KERNEL, /* the kernel stream played into the zcaches */
     ZC_FIDELITY_STAGE_REPLAY  /* a row's replay of the access stream */
 } zc_fidelity_stage;
@@ -1261,7 +1304,8 @@ typedef struct zc_fidelity_result {
     uint64_t kernel_gets, kernel_puts;           /* pool 0 */
     uint64_t kernel_meta_gets, kernel_meta_puts; /* the other pools */
     size_t samples;            /* resident samples, each once */
-    uint64_t first_sample, median_sample; /* zc_resident_median() */
+    uint64_t first_sample, median_sample; /* the first; zc_resident_median()
+                                             over the requests */
     uint64_t window;           /* the matcher's: the median */
     const uint64_t *capacities; /* the curve's, ascending */
     size_t ncapacities;
@@ -1288,9 +1332,12 @@ ZC_API int zc_fidelity_open(const char *recording,
                             zc_fidelity **out, char *err, size_t errlen);
 
 /**
- * Compute every measure: the access stream read into memory once (with
- * the sample each request saw), the kernel stream played once into every
- * capacity's zcache, each row's replays.  Once per object.  Returns 0;
+ * Compute every measure, each stream read again for each pass so that the
+ * memory does not grow with the recording: the access stream counted (its
+ * requests and the resident count each saw), the kernel stream played once
+ * into every capacity's zcache, each row's replays (each reading the
+ * access stream; the first also matches the model's evictions against the
+ * kernel stream's, read again).  Once per object.  Returns 0;
  * -ZC_ECANCELED (the progress callback said stop); -ZC_EFORMAT, -ZC_EIO
  * (a damaged stream; no resident samples); -ZC_ENOENT (a page the content
  * source lacks); -ZC_EINVAL; -ZC_ENOMEM; with the message in

@@ -6,10 +6,12 @@
 #     --page-cache C --save-ops) beside an access stream whose resident
 #     samples stay at C: the lru model must match it exactly on every
 #     measure, in both size modes; the same kernel stream with some puts
-#     dropped must not.
+#     dropped must not (but every eviction it has is matched); with 150
+#     puts of other pages first, only those are missed.
 #   fidelity.sh json   FIDELITY REPLAY TRACES_DIR
 #     traces/build-c: the JSON parses and has every key; its numbers agree
-#     with zcache-replay's runs of the two streams and with build-c.info.
+#     with zcache-replay's runs of the two streams and with build-c.info
+#     (its counts; the median is the run's, within its samples' range).
 #   fidelity.sh errors FIDELITY REPLAY TRACES_DIR
 #     bad input exits 2 naming the file; a failed run removes a regular -o
 #     file only; a full standard output is an error.
@@ -95,18 +97,32 @@ exact() {
     >"$tmp/p.kernel.zct"
   "$fid" --model lru --capacity $caps --output json "$tmp/p" >"$tmp/p.json" ||
     bad "zcache-fidelity failed on the perturbed stream"
+  # Each eviction the kernel makes the model makes too, in order: the
+  # overlap stays 1 (the alignment skips the model's extra ones).
   jcheck "$tmp/p.json" 'all(.[]; .model_gets == .kernel_gets and
-    .model_puts > .kernel_puts and .evicted_overlap < 1 and
+    .model_puts > .kernel_puts and .evicted_overlap == 1 and
     any(.curve[]; .model_zc_hits != .kernel_zc_hits))' \
     "the dropped puts show"
   jcheck "$tmp/p.json" "all(.[]; .kernel_puts == $(jq '.[0].kernel_puts' \
     "$tmp/m.json") - ($(jq '.[0].kernel_puts' "$tmp/m.json") / 7 | floor))" \
     "kernel_puts counts the puts left"
+
+  # Shifted: 150 evictions of pages cached before the recording first
+  # (more than the window, 100): they alone are missed.
+  cp "$tmp/m.zca" "$tmp/s.zca"
+  awk '/^put/ && !done { for (i = 0; i < 150; i++)
+         printf "put 0 99 %d fill:0x0000000000000000\n", i; done = 1 }
+       { print }' "$tmp/k.txt" >"$tmp/s.kernel.zct"
+  "$fid" --model lru --no-curve --output json "$tmp/s" >"$tmp/s.json" ||
+    bad "zcache-fidelity failed on the shifted stream"
+  jcheck "$tmp/s.json" 'all(.[]; .window == 100 and
+    .kernel_puts == .model_puts + 150 and .evicted_matched == .model_puts)' \
+    "a shift of 150 costs only the 150"
 }
 
 json() {
   need_jq
-  local j=$tmp/b.json info=$traces/build-c.info med gets
+  local j=$tmp/b.json info=$traces/build-c.info med lo hi gets
   "$fid" --output json "$traces/build-c" >"$j" || bad "zcache-fidelity failed"
   jq . "$j" >/dev/null || bad "the output does not parse as JSON"
   jcheck "$j" 'type == "array" and length >= 2 and length % 2 == 0' \
@@ -127,14 +143,18 @@ json() {
     "overlap in [0, 1]"
   jcheck "$j" '[.[] | select(.model == "lru") | .size_mode] | sort ==
     ["kernel", "median"]' "lru in both size modes"
-  # The recorder's own figures: the median of its samples, its gets and
-  # puts of every pool.
-  med=$(sed -n 's/.*resident pages: .*median \([0-9]*\).*/\1/p' "$info")
+  # The recorder's own figures: the range of its samples, its gets and
+  # puts of every pool.  The median is the run's (weighed by requests,
+  # test_fidelity works it out apart; build-c.info's is the middle sample,
+  # by the converter of the time): the window and the median size, within
+  # the samples' range.
+  med=$(jq '[.[] | select(.size_mode == "median")][0].capacity_pages' "$j")
+  lo=$(sed -n 's/.*resident pages: min \([0-9]*\),.*/\1/p' "$info")
+  hi=$(sed -n 's/.*resident pages: .*max \([0-9]*\) .*/\1/p' "$info")
   gets=$(sed -n 's/.*kernel stream: \([0-9]*\) gets, \([0-9]*\) puts.*/\1 \2/p' \
     "$info")
-  jcheck "$j" "all(.[]; .window == $med) and
-    (.[] | select(.size_mode == \"median\") | .capacity_pages) == $med" \
-    "the median of build-c.info ($med)"
+  jcheck "$j" "all(.[]; .window == $med) and $med >= $lo and $med <= $hi" \
+    "one median ($med), within build-c.info's samples ($lo to $hi)"
   jcheck "$j" "all(.[]; [.kernel_gets + .kernel_meta_gets,
     .kernel_puts + .kernel_meta_puts] == [$(echo $gets | tr ' ' ,)])" \
     "build-c.info's gets and puts ($gets)"

@@ -126,7 +126,8 @@ static const struct figure capture_figures[] = {
     FIGURE(past_eof, 1),
     FIGURE(clipped_pages, 924),
     FIGURE(resident_min, 2),
-    FIGURE(resident_median, 56),
+    FIGURE(resident_median, 24), /* over the 58 requests (56: the middle
+                                    of the 30 samples, the old median) */
     FIGURE(resident_max, 280),
     FIGURE(samples, 30),
     FIGURE(kernel_hits, 270),

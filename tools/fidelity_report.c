@@ -124,7 +124,7 @@ static void text_header(FILE *out, const zc_fidelity_result *res)
             res->kernel_path, res->kernel_gets, res->kernel_puts);
     fprintf(out,
             "  resident       %zu samples: first %" PRIu64 ", median %" PRIu64
-            " pages\n",
+            " pages (over the requests)\n",
             res->samples, res->first_sample, res->median_sample);
     fprintf(out, "  contents       %s; zcache %s\n", res->content,
             *res->zcache_spec ? res->zcache_spec : "(the library's defaults)");
@@ -166,7 +166,8 @@ static void text_measures(FILE *out, const zc_fidelity_result *res)
             "the kernel's\nresident count).  overlap: the share of the "
             "kernel's %" PRIu64 " evictions that\nthe model also makes, the "
             "same page within W = %" PRIu64
-            " evictions of the same\nplace in the eviction order.  Not "
+            " evictions of the same\nplace once the two eviction orders are "
+            "aligned (evictions only one side\nmakes are skipped).  Not "
             "counted above: the kernel's other pools\n(the block device's "
             "page cache: ext4 metadata, which the access stream\ncannot "
             "see): %" PRIu64 " gets, %" PRIu64 " puts.\n",

@@ -94,8 +94,9 @@ static const char *const help_head[] = {
     "               each request, the last sample of the request's file "
     "system;",
     "               from the start, the stream's first sample",
-    "      median   a fixed capacity: the median of the resident samples (the",
-    "               upper median, each sample counted once, as NAME.info says)",
+    "      median   a fixed capacity: the median resident count over the",
+    "               requests (each sample weighs the requests it held for;",
+    "               the upper median), as NAME.info says",
     "",
     "OPTIONS",
     "    --model LIST        page-cache models, comma-separated (default: "
@@ -148,16 +149,20 @@ static const char *const help_head[] = {
     "        that missed; its evictions.",
     "    evicted_overlap",
     "        the share of the kernel's (pool 0) evictions that the model also",
-    "        makes, at about the same point: the kernel's evictions are taken "
-    "in",
-    "        order, and eviction i matches the model's eviction j of the same "
-    "page",
-    "        (inode, index), not matched before, with |i - j| <= W, the "
-    "nearest",
-    "        one (the earlier on a tie); i and j count each side's evictions",
-    "        from 0.  The window W is the median resident count, the cache's "
-    "size:",
-    "        a page evicted a whole cache turnover apart is another event.",
+    "        makes, at about the same point of its own eviction order once the",
+    "        two orders are aligned: evictions only one side makes (pages",
+    "        cached before the recording, reclaimed first; pages only one side",
+    "        read ahead) are skipped, so a shift costs only those evictions.",
+    "        The kernel's evictions are aligned with the model's, 16 U at a",
+    "        time (U = max(W, 16)), by a longest common subsequence that",
+    "        pays a pair for each model eviction it jumps over beyond W; each",
+    "        kernel eviction's aligned point is the model position of the last",
+    "        aligned pair at or before it, and it matches the earliest model",
+    "        eviction of the same page (inode, index), not matched before,",
+    "        within W of that point.  The window W is the median resident",
+    "        count, the cache's size: a page evicted a whole cache turnover",
+    "        from its point is another event.  The whole rule:",
+    "        zc_fidelity_match() in zcache_sim.h.",
     "    curve",
     "        per capacity, kernel_zc_hits: the zcache hits of the kernel "
     "stream's",

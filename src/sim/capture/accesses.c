@@ -74,12 +74,14 @@ static int write_access(struct zc__cap *c, uint64_t rel, uint64_t ino,
         if ((rc = zc__cap_reserve(c, &c->samples, &c->samples_cap, c->n.samples,
                                   sizeof(*c->samples), 4096)))
             return rc;
-        c->samples[c->n.samples++] = (uint64_t)c->resident;
+        c->samples[c->n.samples++] =
+            (zc_resident_sample){(uint64_t)c->resident, 0};
         c->last_sample = (uint64_t)c->resident;
         c->have_sample = true;
         if ((rc = zc__cap_write_resident(c, rel, c->last_sample)))
             return rc;
     }
+    c->samples[c->n.samples - 1].requests++;
     return zc__cap_write_access(c, &req);
 }
 
@@ -183,6 +185,6 @@ void zc__cap_resident_summary(struct zc__cap *c)
     /* the one median (zc_resident_median(): the fidelity window is it);
      * it sorts the samples */
     c->n.resident_median = zc_resident_median(c->samples, (size_t)n);
-    c->n.resident_min = c->samples[0];
-    c->n.resident_max = c->samples[n - 1];
+    c->n.resident_min = c->samples[0].pages;
+    c->n.resident_max = c->samples[n - 1].pages;
 }

@@ -129,7 +129,7 @@ struct zc__cap {
 
     /* accesses.c */
     uint64_t last_access_ns;
-    uint64_t *samples;
+    zc_resident_sample *samples; /* each with the requests it held for */
     size_t samples_cap;
     uint64_t last_sample;
     bool have_sample;

@@ -1,11 +1,16 @@
 /*
- * sim/fidelity/fidelity.h - what the two halves of the fidelity run share:
+ * sim/fidelity/fidelity.h - what the parts of the fidelity run share:
  * opening (open.c: the options, the recording's streams, the object and
- * its result) and comparing (compare.c: the work).
+ * its result), comparing (compare.c: the work) and the eviction matcher
+ * in its streaming form (match.c).
  *
  * The object owns every string and array its result (zc_fidelity_result)
- * points at; the streams, the requests in memory, the evictions and the
- * memo live only from opening to the end of the work.
+ * points at; the streams, the resident counts, a row's matcher and the
+ * memo live only from opening to the end of the work.  Nothing in it
+ * grows with the recording: the access stream is read again for each
+ * pass, the kernel stream once for the curve and once per row for its
+ * evictions (memory: the models, the zcaches, the matcher's window and
+ * one entry per distinct resident count).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -16,25 +21,29 @@
 
 #include "run/session.h"
 
-#define NO_SAMPLE UINT64_MAX
+/* ---- the eviction matcher, streaming (match.c) --------------------------- */
 
-/* A request of the access stream and the sample it saw. */
-struct access {
-    zc_request req;
-    uint64_t resident; /* req.dev's resident count as last sampled at or
-                          before req, or NO_SAMPLE */
-};
+typedef struct zc__match zc__match;
 
-/* The last sample seen per file system, to count each sample once. */
-struct dev_sample {
-    uint32_t dev;
-    uint64_t pages;
-};
+/** Where the matcher takes the kernel's evictions from, in order: 1 and
+ *  *page, 0 at the end, or a -ZC_E* code (passed on). */
+typedef int (*zc__match_pull)(void *ctx, zc_fidelity_page *page);
 
-struct evicts {
-    zc_fidelity_page *e;
-    size_t n, cap;
-};
+/** A matcher of window W (zc_fidelity_match()'s rule) that pulls the
+ *  kernel's evictions from pull(ctx) as it needs them.  0; -ZC_ENOMEM. */
+int zc__match_create(uint64_t window, zc__match_pull pull, void *ctx,
+                     zc__match **out);
+
+/** The model's next eviction.  0, or the pull's or -ZC_ENOMEM. */
+int zc__match_model(zc__match *m, const zc_fidelity_page *page);
+
+/** The model's evictions ended: the kernel's rest pulled and decided;
+ *  *matched the kernel evictions matched.  0, or as zc__match_model(). */
+int zc__match_finish(zc__match *m, uint64_t *matched);
+
+void zc__match_free(zc__match *m);
+
+/* ---- the run ------------------------------------------------------------- */
 
 struct zc_fidelity {
     zc_fidelity_result res; /* what zc_fidelity_get() shows */
@@ -48,19 +57,23 @@ struct zc_fidelity {
     size_t memo_bytes;
     zc_fidelity_progress progress;
     void *progress_ctx;
-    zc_session *s;      /* the access stream */
+    zc_session *s;      /* the access stream's session: its content, its
+                           model's settings, its first reading */
     zc_ops_reader *kin; /* the kernel stream */
-    struct access *a;   /* the access stream in memory */
-    size_t n, acap;
-    uint64_t *samples; /* each sample once, in order */
-    size_t nsamples, samples_cap;
-    struct dev_sample *devs; /* per file system: its last sample */
+    /* the requests' resident counts, each entry a count and the requests
+     * that saw it (merged when the array fills: one per distinct count) */
+    zc_resident_sample *seen;
+    size_t nseen, seen_cap;
+    uint64_t (*devs)[2]; /* per file system (dev, its last sample) */
     size_t ndevs;
-    struct evicts kev; /* the kernel's pool-0 puts, in order */
-    uint64_t mgets;    /* the model's op stream: pages brought in, */
-    uint64_t mzc_gets; /* of them zcache gets (write misses are not), */
-    struct evicts mev; /* its evictions, in order */
-    zc_memo *memo;     /* shared by every zcache */
+    /* a row's first replay: its op stream counted and matched */
+    uint64_t mgets;     /* pages brought in, */
+    uint64_t mzc_gets;  /* of them zcache gets (write misses are not), */
+    uint64_t mputs;     /* evictions */
+    zc__match *match;   /* the row's matcher, or NULL */
+    zc_ops_reader *kev; /* the kernel stream again, for its evictions */
+    bool sink_failed;   /* the matcher failed: its message is in err */
+    zc_memo *memo;      /* shared by every zcache */
     zc_fidelity_row *rows;
     zc_fidelity_point *points; /* nrows x ncaps */
     bool compared;
@@ -71,7 +84,7 @@ struct zc_fidelity {
 #define set_error(f, rc, ...)                                                  \
     (snprintf((f)->err, sizeof((f)->err), __VA_ARGS__), (rc))
 
-/** Close the streams, free the requests, the evictions and the memo (the
+/** Close the streams, free the counts, the matcher and the memo (the
  *  result stays). */
 void zc__fidelity_release(zc_fidelity *f);
 

@@ -344,22 +344,22 @@ void zc_fidelity_free(zc_fidelity *f)
     }
 }
 
-/* The streams, the requests and the memo are not needed after the work. */
+/* The streams, the counts, the matcher and the memo are not needed after
+ * the work. */
 void zc__fidelity_release(zc_fidelity *f)
 {
     zc_session_close(f->s);
     zc_ops_close(f->kin);
+    zc_ops_close(f->kev);
+    zc__match_free(f->match);
     zc_memo_destroy(f->memo);
-    f->s = NULL;
-    f->kin = NULL;
-    f->memo = NULL;
-    free(f->a);
-    free(f->samples);
+    free(f->seen);
     free(f->devs);
-    free(f->kev.e);
-    free(f->mev.e);
-    f->a = NULL;
-    f->samples = NULL;
+    f->s = NULL;
+    f->kin = f->kev = NULL;
+    f->match = NULL;
+    f->memo = NULL;
+    f->seen = NULL;
     f->devs = NULL;
-    f->kev = f->mev = (struct evicts){0};
+    f->nseen = f->seen_cap = f->ndevs = 0;
 }
