@@ -22,8 +22,9 @@
  *
  * Before an access, whenever it changed since the last sample, the
  * kernel's resident page count of the file system (pagecache.c) is
- * sampled into the stream; the samples are kept for the summary's
- * minimum, median (the middle one, sorted) and maximum.
+ * sampled into the stream; the samples (folded by count) are kept for the
+ * summary's minimum, median (zc_resident_median(): over the requests)
+ * and maximum.
  *
  * Times: events.c gives every event a time not before the newest one's
  * (a small reordering across CPUs takes the newest time and is counted
@@ -38,6 +39,37 @@
 #include <stdlib.h>
 
 #include "capture.h"
+
+/* The samples are kept for the median, which needs only each count's
+ * requests: when samples[] holds fold_at entries, those before the current
+ * one are sorted by count and entries of one count merged, so that memory
+ * follows the distinct counts (at most the largest resident count, plus
+ * one), not the length of the trace. */
+#define FOLD_MIN 65536
+
+static int by_pages(const void *a, const void *b)
+{
+    uint64_t x = ((const zc_resident_sample *)a)->pages;
+    uint64_t y = ((const zc_resident_sample *)b)->pages;
+    return (x > y) - (x < y);
+}
+
+static void fold_samples(struct zc__cap *c)
+{
+    zc_resident_sample cur = c->samples[c->nkept - 1];
+    size_t n = c->nkept - 1, out = 0;
+
+    qsort(c->samples, n, sizeof(*c->samples), by_pages);
+    for (size_t i = 0; i < n; i++) {
+        if (out && c->samples[out - 1].pages == c->samples[i].pages)
+            c->samples[out - 1].requests += c->samples[i].requests;
+        else
+            c->samples[out++] = c->samples[i];
+    }
+    c->samples[out++] = cur;
+    c->nkept = out;
+    c->fold_at = 2 * out > FOLD_MIN ? 2 * out : FOLD_MIN;
+}
 
 /* One request of the access stream: pages first.. of inode ino, whose
  * size is size bytes. */
@@ -71,17 +103,22 @@ static int write_access(struct zc__cap *c, uint64_t rel, uint64_t ino,
                               ZC__CAP_KEY_ACCESS)))
         return rc;
     if ((uint64_t)c->resident != c->last_sample || !c->have_sample) {
-        if ((rc = zc__cap_reserve(c, &c->samples, &c->samples_cap, c->n.samples,
+        if (c->nkept >= (c->fold_at ? c->fold_at : FOLD_MIN))
+            fold_samples(c);
+        if ((rc = zc__cap_reserve(c, &c->samples, &c->samples_cap, c->nkept,
                                   sizeof(*c->samples), 4096)))
             return rc;
-        c->samples[c->n.samples++] =
+        c->samples[c->nkept++] =
             (zc_resident_sample){(uint64_t)c->resident, 0};
+        if (c->nkept > zc__cap_cost.sample_slots)
+            zc__cap_cost.sample_slots = c->nkept;
+        c->n.samples++;
         c->last_sample = (uint64_t)c->resident;
         c->have_sample = true;
         if ((rc = zc__cap_write_resident(c, rel, c->last_sample)))
             return rc;
     }
-    c->samples[c->n.samples - 1].requests++;
+    c->samples[c->nkept - 1].requests++;
     return zc__cap_write_access(c, &req);
 }
 
@@ -178,7 +215,7 @@ int zc__cap_access(struct zc__cap *c, enum zc__cap_access_kind kind,
 
 void zc__cap_resident_summary(struct zc__cap *c)
 {
-    uint64_t n = c->n.samples;
+    uint64_t n = c->nkept;
 
     if (!n)
         return;

@@ -129,8 +129,12 @@ struct zc__cap {
 
     /* accesses.c */
     uint64_t last_access_ns;
-    zc_resident_sample *samples; /* each with the requests it held for */
+    zc_resident_sample *samples; /* each with the requests it held for;
+                                    the last is the current one; those
+                                    before it folded by count (fold_at) */
     size_t samples_cap;
+    size_t nkept;   /* entries of samples[] */
+    size_t fold_at; /* fold samples[] when it holds this many */
     uint64_t last_sample;
     bool have_sample;
 
@@ -327,6 +331,7 @@ struct zc__cap_cost {
     uint64_t tasks;        /* task records made */
     uint64_t key_slots;    /* the keys' most entries at once */
     uint64_t key_bytes;    /* the keys' most bytes at once */
+    uint64_t sample_slots; /* the resident samples' most entries at once */
 };
 extern _Thread_local struct zc__cap_cost zc__cap_cost;
 
