@@ -344,3 +344,17 @@ void zc_output_abandon(zc_output *o)
         unlink(o->tmp);
     release(o);
 }
+
+int zc__output_end(zc_output **o, int rc, char *err, size_t errlen)
+{
+    zc_output *out = *o;
+
+    *o = NULL;
+    if (!out)
+        return rc;
+    if (rc) {
+        zc_output_abandon(out); /* the old file stays */
+        return rc;
+    }
+    return zc_output_commit(out, err, errlen);
+}

@@ -29,4 +29,9 @@ int zc__output_group_commit(struct zc__output_group *g, char *err,
 /* Remove every output of g (their temporary files) and empty g. */
 void zc__output_group_abandon(struct zc__output_group *g);
 
+/* A writer's end: *o committed when rc is 0 (the commit's result then
+ * returned, its message in err), abandoned otherwise (rc returned: the
+ * old file stays); *o is NULL after.  NULL *o: rc. */
+int zc__output_end(zc_output **o, int rc, char *err, size_t errlen);
+
 #endif

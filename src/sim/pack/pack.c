@@ -101,6 +101,7 @@
 
 #include "common/bytes.h"
 #include "common/ctab.h"
+#include "common/output.h"
 #include "base/hash.h"
 #include "pack.h"
 #include "zcache_sim.h"
@@ -692,13 +693,7 @@ int zc_pack_writer_close(zc_pack_writer *w, char *err, size_t errlen)
         return 0;
     if (w->f && !w->rc && !flush_block(w))
         write_index(w);
-    if (w->o && !w->rc) {
-        if ((rc = zc_output_commit(w->o, w->s.err, sizeof(w->s.err))))
-            w->rc = rc;
-    } else {
-        zc_output_abandon(w->o); /* the old file stays */
-    }
-    w->o = NULL;
+    w->rc = zc__output_end(&w->o, w->rc, w->s.err, sizeof(w->s.err));
     w->f = NULL;
     rc = w->rc;
     if (rc && err && errlen)

@@ -44,6 +44,7 @@
 #include "common/bytes.h"
 #include "common/files.h"
 #include "common/meta.h"
+#include "common/output.h"
 
 enum { WERR = 512 };
 
@@ -490,13 +491,7 @@ int zc_access_writer_close(zc_access_writer *w, char *err, size_t errlen)
         return 0;
     if (w->f && !w->rc)
         finish(w);
-    if (w->o && !w->rc) {
-        if ((rc = zc_output_commit(w->o, w->err, sizeof(w->err))))
-            w->rc = rc;
-    } else {
-        zc_output_abandon(w->o); /* the old file stays */
-    }
-    w->o = NULL;
+    w->rc = zc__output_end(&w->o, w->rc, w->err, sizeof(w->err));
     w->f = NULL;
     rc = w->rc;
     if (rc && err && errlen)

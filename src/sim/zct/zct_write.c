@@ -31,6 +31,7 @@
 #include "common/ctab.h"
 #include "base/hash.h"
 #include "common/meta.h"
+#include "common/output.h"
 #include "zct.h"
 
 struct zc_ops_writer {
@@ -587,13 +588,7 @@ int zc_ops_writer_close(zc_ops_writer *w, char *err, size_t errlen)
                 flush_block(w);
         }
     }
-    if (w->o && !w->rc) {
-        if ((rc = zc_output_commit(w->o, w->err, sizeof(w->err))))
-            w->rc = rc;
-    } else {
-        zc_output_abandon(w->o); /* the old file stays */
-    }
-    w->o = NULL;
+    w->rc = zc__output_end(&w->o, w->rc, w->err, sizeof(w->err));
     w->f = NULL;
     rc = w->rc;
     if (rc && err && errlen)
