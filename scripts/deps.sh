@@ -11,14 +11,15 @@
 # compressed traces); liblz4 is optional for the library but installed so
 # that every compressor is built and tested.  jq reads the tools' JSON in
 # the shell tests.  gnuplot-nox draws the main job's plots (the tools write
-# their gnuplot scripts either way; the library never needs it).
+# their gnuplot scripts either way; the library never needs it).  zstd(1)
+# makes the recompressed streams of tests/hardening_formats.sh.
 # libFuzzer's runtime is in libclang-rt-14-dev, which clang only
 # recommends.  munge, slurmctld, slurmd and slurm-client run the one-node
 # Slurm cluster of tests/slurm_sweep.sh (that test alone; it is skipped
 # without them).
 set -euo pipefail
 need=(gcc libc6-dev make cmake pkg-config liblzo2-dev libcmocka-dev
-  liblz4-dev libzstd-dev jq gnuplot-nox)
+  liblz4-dev libzstd-dev jq gnuplot-nox zstd)
 case ${1:-} in
   "") ;;
   --full) need+=(clang libclang-rt-14-dev munge slurmctld slurmd slurm-client) ;;
