@@ -214,6 +214,20 @@ static void test_output_fifo_and_device_in_place(void **state)
                          -ZC_EINVAL);
         assert_non_null(strstr(err, "/dev/null: not a regular file"));
     }
+    /* a link whose target's name is not the file (a memfd's) */
+    {
+        FILE *t = tmpfile(); /* unlinked: /proc/self/fd/N names no path */
+        char p[64];
+        assert_non_null(t);
+        snprintf(p, sizeof(p), "/proc/self/fd/%d", fileno(t));
+        assert_int_equal(zc_output_open(p, &o, NULL, 0), 0);
+        assert_false(zc_output_atomic(o));
+        fputs("y\n", zc_output_stream(o));
+        assert_int_equal(zc_output_commit(o, NULL, 0), 0);
+        assert_int_equal(fseek(t, 0, SEEK_END), 0);
+        assert_int_equal(ftell(t), 2);
+        fclose(t);
+    }
     assert_int_equal(zc_output_open("/dev/null", &o, NULL, 0), 0);
     assert_false(zc_output_atomic(o));
     fputs("x\n", zc_output_stream(o));

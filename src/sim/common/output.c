@@ -19,8 +19,10 @@
  * followed: the file it points to is replaced and the link stays.
  *
  * What cannot be renamed over is written in place, as fopen "w" would:
- * "-" (standard output), a FIFO, a device (/dev/null, /dev/stdout), and a
- * dangling symlink (zc_output_atomic() says false).  A regular file in a
+ * "-" (standard output), a FIFO, a device (/dev/null, /dev/stdout), a
+ * dangling symlink, and a link whose target's name is not the file
+ * (/proc/self/fd/N of a memfd or of a deleted file) (zc_output_atomic()
+ * says false).  A regular file in a
  * directory where no new file may be made is refused: written in place,
  * a kill would leave a part of it that reads as whole.
  *
@@ -180,10 +182,17 @@ int zc_output_open(const char *path, zc_output **out, char *err, size_t errlen)
         in_place = true; /* a FIFO, a device */
     else if (!exists && lstat(path, &lst) == 0)
         in_place = true; /* a dangling symlink: make its target */
-    else if (exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+    else if (exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+        struct stat fst;
         o->final = realpath(path, NULL);
-    else
+        /* A link whose target's name is not the file (/proc/self/fd/N of
+         * a memfd or a deleted file: "/memfd:x (deleted)"): in place. */
+        if (!o->final || stat(o->final, &fst) != 0 ||
+            fst.st_dev != st.st_dev || fst.st_ino != st.st_ino)
+            in_place = true;
+    } else {
         o->final = strdup(path);
+    }
     if (!in_place && !o->final) {
         release(o);
         return fail(err, errlen, -ZC_ENOMEM, path, "cannot open", ENOMEM);
