@@ -137,23 +137,6 @@ static unsigned char *unzstd(const unsigned char *z, size_t zlen, size_t *len)
     return out;
 }
 
-/* data[len] as one zstd frame, with or without the content checksum. */
-static unsigned char *zstd_frame(const void *data, size_t len, int checksum,
-                                 size_t *zlen)
-{
-    size_t cap = ZSTD_compressBound(len);
-    unsigned char *z = malloc(cap);
-    ZSTD_CCtx *c = ZSTD_createCCtx();
-
-    assert_non_null(z);
-    assert_non_null(c);
-    assert_false(
-        ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, checksum)));
-    *zlen = ZSTD_compress2(c, z, cap, data, len);
-    assert_false(ZSTD_isError(*zlen));
-    ZSTD_freeCCtx(c);
-    return z;
-}
 
 /* The file at path recompressed as `zstd -d | zstd --no-check` does, into
  * name; its path. */
@@ -162,7 +145,7 @@ static const char *without_checksum(const char *path, const char *name)
     size_t zlen, len, nlen;
     unsigned char *z = zt_read_file(path, &zlen);
     unsigned char *raw = unzstd(z, zlen, &len);
-    unsigned char *n = zstd_frame(raw, len, 0, &nlen);
+    unsigned char *n = zt_zstd_frame(raw, len, 0, &nlen);
     const char *out = zt_write_tmp(name, n, nlen);
 
     assert_int_equal(n[4] & 4, 0); /* the frame says: no checksum */
@@ -208,8 +191,8 @@ static void test_access_stream_without_zstd_checksum_is_refused(void **state)
      * in the compressed file, before any request of its bytes */
     z = zt_read_file(ok, &zlen);
     raw = unzstd(z, zlen, &len);
-    f1 = zstd_frame(raw, len / 2, 1, &n1);
-    f2 = zstd_frame(raw + len / 2, len - len / 2, 0, &n2);
+    f1 = zt_zstd_frame(raw, len / 2, 1, &n1);
+    f2 = zt_zstd_frame(raw + len / 2, len - len / 2, 0, &n2);
     two = malloc(n1 + n2);
     assert_non_null(two);
     memcpy(two, f1, n1);
@@ -222,7 +205,7 @@ static void test_access_stream_without_zstd_checksum_is_refused(void **state)
     assert_says(d.msg, "without a content checksum");
     /* the same two frames, both with it, read as the one stream */
     free(f2);
-    f2 = zstd_frame(raw + len / 2, len - len / 2, 1, &n2);
+    f2 = zt_zstd_frame(raw + len / 2, len - len / 2, 1, &n2);
     two = realloc(two, n1 + n2); /* the checksum makes the frame longer */
     assert_non_null(two);
     memcpy(two + n1, f2, n2);
@@ -254,7 +237,7 @@ static void test_frame_header_across_reads_is_checked(void **state)
     z = zt_read_file(ok, &zlen);
     raw = unzstd(z, zlen, &len);
     for (int checksum = 1; checksum >= 0; checksum--) {
-        frame = zstd_frame(raw, len, checksum, &flen);
+        frame = zt_zstd_frame(raw, len, checksum, &flen);
         b = calloc(1, at + flen);
         assert_non_null(b);
         memcpy(b, "\x50\x2a\x4d\x18", 4); /* skippable, at - 8 bytes */
@@ -373,7 +356,7 @@ static const char *pack_rewritten(const char *name, int checksum)
     assert_non_null(raw);
     assert_int_equal(ZSTD_decompress(raw, 3 * PS, b + 16, index_off - 16),
                      3 * PS);
-    frame = zstd_frame(raw, 3 * PS, checksum, &flen);
+    frame = zt_zstd_frame(raw, 3 * PS, checksum, &flen);
     n = 16 + flen + 24 + 56;
     out = malloc(n);
     assert_non_null(out);

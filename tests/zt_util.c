@@ -439,7 +439,8 @@ const char *zt_write_tmp(const char *name, const void *data, size_t len)
     return path;
 }
 
-unsigned char *zt_zstd(const void *data, size_t len, size_t *zlen)
+unsigned char *zt_zstd_frame(const void *data, size_t len, int checksum,
+                             size_t *zlen)
 {
     size_t cap = ZSTD_compressBound(len);
     unsigned char *z = malloc(cap);
@@ -447,14 +448,19 @@ unsigned char *zt_zstd(const void *data, size_t len, size_t *zlen)
 
     assert_non_null(z);
     assert_non_null(cc);
-    /* with the content checksum, as zstd(1) and the writers make frames
-     * (an access stream's reader refuses a frame without one) */
-    assert_false(
-        ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1)));
+    assert_false(ZSTD_isError(
+        ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, checksum)));
     *zlen = ZSTD_compress2(cc, z, cap, data, len);
     assert_false(ZSTD_isError(*zlen));
     ZSTD_freeCCtx(cc);
     return z;
+}
+
+unsigned char *zt_zstd(const void *data, size_t len, size_t *zlen)
+{
+    /* with the content checksum, as zstd(1) and the writers make frames
+     * (an access stream's reader refuses a frame without one) */
+    return zt_zstd_frame(data, len, 1, zlen);
 }
 
 unsigned char *zt_read_file(const char *path, size_t *len)

@@ -146,6 +146,9 @@ unsigned char *zt_read_file(const char *path, size_t *len);
 /* data compressed as one zstd frame with its content checksum, at level 3
  * (malloc'd), *zlen its length. */
 unsigned char *zt_zstd(const void *data, size_t len, size_t *zlen);
+/* The same with (checksum 1) or without (0) zstd's content checksum. */
+unsigned char *zt_zstd_frame(const void *data, size_t len, int checksum,
+                             size_t *zlen);
 
 /* ---- hand-made binary files */
 
